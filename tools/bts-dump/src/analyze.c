@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (analysis layer): what branch histories are for beyond reading
+ * them: where control goes most (hot branch targets and functions), which
+ * calls happened (caller -> callee edges as a DOT graph), and where time
+ * was spent in call stacks (folded stacks for flamegraph.pl). Counts are
+ * branches, not time: a branch history has no clock per record.
+ */
+#include <stdlib.h>
+
+#include "event.h"
+
+struct edge {
+	uint64_t caller, callee;
+	uint64_t count;
+};
+
+struct folded {
+	char *stack;
+	uint64_t count;
+};
+
+struct analysis {
+	uint64_t total;
+	struct u64map targets;		/* runtime to -> count */
+	struct u64map functions;	/* fn key of to -> count */
+	struct u64map edge_index;	/* hash(caller, callee) -> edges index + 1 chain */
+	struct edge *edges;
+	size_t nedges, edges_cap;
+	struct folded *folded;		/* open addressing by string hash */
+	size_t nfolded, folded_mask;
+	struct out scratch;		/* builds one folded stack */
+};
+
+struct analysis *analysis_new(void)
+{
+	struct analysis *a = xcalloc(1, sizeof(*a));
+
+	u64map_init(&a->targets, 1024);
+	u64map_init(&a->functions, 1024);
+	u64map_init(&a->edge_index, 1024);
+	a->folded_mask = 1023;
+	a->folded = xcalloc(a->folded_mask + 1, sizeof(*a->folded));
+	out_init(&a->scratch, -1, 4096);
+	return a;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	u64map_free(&a->targets);
+	u64map_free(&a->functions);
+	u64map_free(&a->edge_index);
+	free(a->edges);
+	for (size_t i = 0; i <= a->folded_mask; i++)
+		free(a->folded[i].stack);
+	free(a->folded);
+	free(a->scratch.buf);
+	free(a);
+}
+
+static void add_edge(struct analysis *a, uint64_t caller, uint64_t callee)
+{
+	/* Probe hash, hash+1, ... until the slot holds this edge or is new. */
+	for (uint64_t h = hash64(caller * 31 + callee);; h++) {
+		uint64_t *v = u64map_get(&a->edge_index, h, 0);
+		struct edge *e;
+
+		if (!*v) {
+			if (a->nedges == a->edges_cap) {
+				a->edges_cap = a->edges_cap ? a->edges_cap * 2 : 256;
+				a->edges = xrealloc(a->edges, a->edges_cap * sizeof(*a->edges));
+			}
+			a->edges[a->nedges] = (struct edge){ caller, callee, 1 };
+			*v = ++a->nedges;
+			return;
+		}
+		e = &a->edges[*v - 1];
+		if (e->caller == caller && e->callee == callee) {
+			e->count++;
+			return;
+		}
+	}
+}
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void add_folded(struct analysis *a, const char *s, size_t n)
+{
+	size_t i;
+
+	if ((a->nfolded + 1) * 2 > a->folded_mask + 1) {
+		size_t mask = a->folded_mask * 2 + 1;
+		struct folded *t = xcalloc(mask + 1, sizeof(*t));
+
+		for (size_t j = 0; j <= a->folded_mask; j++) {
+			struct folded *f = &a->folded[j];
+
+			if (!f->stack)
+				continue;
+			for (i = hash_str(f->stack, strlen(f->stack)) & mask; t[i].stack;
+			     i = (i + 1) & mask)
+				;
+			t[i] = *f;
+		}
+		free(a->folded);
+		a->folded = t;
+		a->folded_mask = mask;
+	}
+	for (i = hash_str(s, n) & a->folded_mask; a->folded[i].stack; i = (i + 1) & a->folded_mask) {
+		if (strlen(a->folded[i].stack) == n && !memcmp(a->folded[i].stack, s, n)) {
+			a->folded[i].count++;
+			return;
+		}
+	}
+	a->folded[i].stack = xstrndup(s, n);
+	a->folded[i].count = 1;
+	a->nfolded++;
+}
+
+void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev)
+{
+	const struct bts_rec *rec = ev->rec;
+	uint64_t to = fn_key(r, rec->to, ev->to_sym);
+
+	a->total++;
+	(*u64map_get(&a->targets, rec->to, 0))++;
+	(*u64map_get(&a->functions, to, 0))++;
+	if (ev->c.kind == KIND_CALL || ev->c.kind == KIND_SYSCALL || ev->c.kind == KIND_INT ||
+	    ev->c.kind == KIND_EXC)
+		add_edge(a, fn_key(r, rec->from, ev->from_sym), to);
+
+	a->scratch.len = 0;
+	for (int i = 0; i < ev->stack->n; i++) {
+		if (i)
+			out_char(&a->scratch, ';');
+		fn_key_name(r, ev->stack->fn[i], &a->scratch);
+	}
+	if (a->scratch.len)
+		add_folded(a, a->scratch.buf, a->scratch.len);
+}
+
+struct count {
+	uint64_t key, count;
+};
+
+static int count_cmp(const void *x, const void *y)
+{
+	const struct count *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static struct count *sorted_counts(const struct u64map *m, size_t *n)
+{
+	struct count *c = xmalloc((m->n + 1) * sizeof(*c));
+	size_t k = 0;
+
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->keys[i] != U64MAP_EMPTY)
+			c[k++] = (struct count){ m->keys[i], m->vals[i] };
+	if (m->has_empty_key)
+		c[k++] = (struct count){ U64MAP_EMPTY, m->empty_key_val };
+	qsort(c, k, sizeof(*c), count_cmp);
+	*n = k;
+	return c;
+}
+
+static void out_share(struct out *o, uint64_t part, uint64_t total)
+{
+	uint64_t permille = total ? part * 1000 / total : 0;
+
+	out_udec_w(o, permille / 10, 4);
+	out_char(o, '.');
+	out_udec(o, permille % 10);
+	out_str(o, "%  ");
+}
+
+void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned int top)
+{
+	struct count *c;
+	size_t n;
+
+	out_fmt(o, "# %llu branches\n# hot branch targets\n#     count   share  target\n",
+		(unsigned long long)a->total);
+	c = sorted_counts(&a->targets, &n);
+	for (size_t i = 0; i < n && i < top; i++) {
+		const struct sym *s = resolve_sym(r, c[i].key);
+		const char *src = resolve_src(r, c[i].key);
+
+		out_udec_w(o, c[i].count, 11);
+		out_char(o, ' ');
+		out_share(o, c[i].count, a->total);
+		if (s) {
+			out_str(o, sym_name(&r->st, s));
+			out_str(o, "+0x");
+			out_hex(o, sym_offset(r, s, c[i].key));
+		} else {
+			out_str(o, "0x");
+			out_hex(o, c[i].key);
+		}
+		if (src)
+			out_fmt(o, " [%s]", src);
+		out_char(o, '\n');
+	}
+	free(c);
+
+	out_str(o, "# hot functions (branches landing in each)\n#     count   share  function\n");
+	c = sorted_counts(&a->functions, &n);
+	for (size_t i = 0; i < n && i < top; i++) {
+		out_udec_w(o, c[i].count, 11);
+		out_char(o, ' ');
+		out_share(o, c[i].count, a->total);
+		fn_key_name(r, c[i].key, o);
+		out_char(o, '\n');
+	}
+	free(c);
+}
+
+static void out_dot_name(struct out *o, const struct resolver *r, uint64_t key,
+			 struct out *tmp)
+{
+	tmp->len = 0;
+	fn_key_name(r, key, tmp);
+	out_char(o, '"');
+	for (size_t i = 0; i < tmp->len; i++) {
+		if (tmp->buf[i] == '"' || tmp->buf[i] == '\\')
+			out_char(o, '\\');
+		out_char(o, tmp->buf[i]);
+	}
+	out_char(o, '"');
+}
+
+static int edge_cmp(const void *x, const void *y)
+{
+	const struct edge *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	return a->callee < b->callee ? -1 : a->callee > b->callee;
+}
+
+void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
+{
+	uint64_t max = 1;
+
+	qsort(a->edges, a->nedges, sizeof(*a->edges), edge_cmp);
+	if (a->nedges)
+		max = a->edges[0].count;
+	out_str(o, "digraph bts_calls {\n\trankdir=LR;\n\tnode [shape=box, fontname=\"monospace\"];\n");
+	for (size_t i = 0; i < a->nedges; i++) {
+		const struct edge *e = &a->edges[i];
+
+		out_char(o, '\t');
+		out_dot_name(o, r, e->caller, &a->scratch);
+		out_str(o, " -> ");
+		out_dot_name(o, r, e->callee, &a->scratch);
+		out_fmt(o, " [label=\"%llu\", penwidth=%.1f];\n", (unsigned long long)e->count,
+			1.0 + 4.0 * (double)e->count / (double)max);
+	}
+	out_str(o, "}\n");
+}
+
+static int folded_cmp(const void *x, const void *y)
+{
+	const struct folded *a = x, *b = y;
+
+	return strcmp(a->stack, b->stack);
+}
+
+void print_folded(struct out *o, struct analysis *a)
+{
+	struct folded *f = xmalloc((a->nfolded + 1) * sizeof(*f));
+	size_t n = 0;
+
+	for (size_t i = 0; i <= a->folded_mask; i++)
+		if (a->folded[i].stack)
+			f[n++] = a->folded[i];
+	qsort(f, n, sizeof(*f), folded_cmp);
+	for (size_t i = 0; i < n; i++) {
+		out_str(o, f[i].stack);
+		out_char(o, ' ');
+		out_udec(o, f[i].count);
+		out_char(o, '\n');
+	}
+	free(f);
+}

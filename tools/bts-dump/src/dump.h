@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bts-dump (decoder layer): reading one CPU's dump as the kernel writes it
+ * (include/uapi/linux/bts.h, Documentation/trace/bts.rst). Everything read
+ * from a file is validated here, once; the rest of the tool trusts a
+ * struct bts_dump. Never trust a field before it is checked.
+ */
+#ifndef BTS_DUMP_DUMP_H
+#define BTS_DUMP_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The format, mirrored from include/uapi/linux/bts.h (little-endian). */
+#define BTS_MAGIC		"BTSDUMP"	/* and a NUL: 8 bytes */
+#define BTS_VERSION		1
+#define BTS_V1_HEADER_SIZE	192
+#define BTS_V1_RECORD_SIZE	24
+
+#define BTS_DUMP_WRAPPED	(1U << 0)
+#define BTS_DUMP_CAPTURE	(1U << 1)
+#define BTS_DUMP_USER		(1U << 2)
+#define BTS_DUMP_EMPTY		(1U << 3)
+
+#define BTS_SOURCE_NONE		0
+#define BTS_SOURCE_HW		1
+#define BTS_SOURCE_SW		2
+
+#define BTS_NO_FAULT		0xffffffffU
+
+/* Record flag bits (include/linux/bts.h). */
+#define BTS_FLAG_PREDICTED	(1ULL << 4)
+#define BTS_FLAG_FAULT		(1ULL << 62)
+#define BTS_FLAG_SW		(1ULL << 63)
+
+/* Header field offsets, for building and checking files. */
+#define BTS_OFF_MAGIC		0
+#define BTS_OFF_VERSION		8
+#define BTS_OFF_HEADER_SIZE	10
+#define BTS_OFF_RECORD_SIZE	12
+#define BTS_OFF_SOURCE		14
+#define BTS_OFF_CPU		16
+#define BTS_OFF_COUNT		20
+#define BTS_OFF_CAPACITY	24
+#define BTS_OFF_FLAGS		28
+#define BTS_OFF_REASON		32
+#define BTS_OFF_FAULT_INDEX	36
+#define BTS_OFF_TIMESTAMP	40
+#define BTS_OFF_STEXT		48
+#define BTS_OFF_KASLR		56
+#define BTS_OFF_LOST		64
+#define BTS_OFF_SOURCE_NAME	72
+#define BTS_OFF_RELEASE		88
+#define BTS_OFF_RESERVED	152
+
+struct bts_rec {
+	uint64_t from;
+	uint64_t to;
+	uint64_t flags;
+};
+
+/**
+ * struct bts_dump - one validated dump
+ * @path:	where it was read from (for messages)
+ * @records:	@count records, oldest first, host byte order
+ *
+ * The other fields are the header's, checked against the file size.
+ */
+struct bts_dump {
+	char *path;
+	unsigned int version;
+	unsigned int header_size;
+	unsigned int record_size;
+	unsigned int source;
+	uint32_t cpu;
+	uint32_t count;
+	uint32_t capacity;
+	uint32_t flags;
+	uint32_t reason;
+	uint32_t fault_index;
+	uint64_t timestamp_ns;
+	uint64_t stext;
+	uint64_t kaslr_offset;
+	uint64_t lost;
+	char source_name[17];
+	char release[65];
+	struct bts_rec *records;
+};
+
+/**
+ * bts_dump_parse() - validate and decode a dump held in memory
+ * @buf, @len:	the file's bytes
+ * @d:		filled on success; free with bts_dump_free()
+ * @err, @errlen: on failure, "offset N: what is wrong" (one line)
+ *
+ * Return: 0, or -1 with @err set. Never reads outside @buf.
+ */
+int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
+		   char *err, size_t errlen);
+
+/* Read and parse @path; prints "bts-dump: PATH: offset N: ..." on error. */
+int bts_dump_load(const char *path, struct bts_dump *d);
+
+void bts_dump_free(struct bts_dump *d);
+
+const char *bts_reason_name(uint32_t reason);
+const char *bts_source_label(const struct bts_dump *d);
+
+#endif /* BTS_DUMP_DUMP_H */

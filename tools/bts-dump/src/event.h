@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bts-dump (analysis layer): one record with everything the printers and
+ * analyses need, worked out once per record by main.c.
+ */
+#ifndef BTS_DUMP_EVENT_H
+#define BTS_DUMP_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dump.h"
+#include "resolve.h"
+#include "stack.h"
+
+struct event {
+	const struct bts_dump *dump;
+	const struct bts_rec *rec;
+	uint32_t index;
+	const struct sym *from_sym;
+	const struct sym *to_sym;
+	struct classified c;
+	int depth;		/* call depth at @from, before the branch */
+	bool fault;
+	const struct callstack *stack;	/* after the branch */
+};
+
+enum out_format {
+	FMT_TEXT,
+	FMT_JSON,
+	FMT_PERF,
+};
+
+struct print_opts {
+	enum out_format fmt;
+	bool addresses;		/* also print raw addresses in text */
+	bool indent;		/* indent text by call depth */
+};
+
+void print_dump_header(struct out *o, const struct print_opts *po, const struct bts_dump *d,
+		       uint32_t first, uint32_t end);
+void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
+		 const struct event *ev);
+
+struct analysis;
+
+struct analysis *analysis_new(void);
+void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev);
+void analysis_free(struct analysis *a);
+void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned int top);
+void print_callgraph(struct out *o, struct analysis *a, struct resolver *r);
+void print_folded(struct out *o, struct analysis *a);
+
+#endif /* BTS_DUMP_EVENT_H */

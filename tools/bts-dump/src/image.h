@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bts-dump (decoder layer): an ELF image of kernel text: a vmlinux (link
+ * addresses, symbols, DWARF) or /proc/kcore (runtime addresses, the live
+ * instruction bytes). Read through libelf and libdw; never executed.
+ */
+#ifndef BTS_DUMP_IMAGE_H
+#define BTS_DUMP_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symtab;
+struct image;
+
+/* Open @path; load its symbols into @st if @st is not NULL. */
+struct image *image_open(const char *path, struct symtab *st);
+void image_close(struct image *img);
+
+/* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
+size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
+
+/* Whether the image has DWARF line information. */
+int image_has_dwarf(struct image *img);
+
+/*
+ * Write the source location of @addr as "file:line", followed by the inline
+ * chain, e.g. "include/linux/list.h:88 list_add inlined at mm/slub.c:9",
+ * into @buf. Returns the length, or 0 if DWARF does not know @addr.
+ */
+size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len);
+
+#endif /* BTS_DUMP_IMAGE_H */

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump: print the branch histories that the bts tracer dumps
+ * (/sys/kernel/tracing/bts/per_cpu/cpuN/{records,capture}) as symbolized,
+ * source-annotated, call-depth-indented listings, JSON lines, perf-script
+ * lines, or analyses (hot paths, call graph, folded stacks).
+ *
+ * This file is the driver: options, finding the inputs, and the loop that
+ * turns each record into an event for the printers and analyses. It reads
+ * no dump bytes itself (dump.c does) and formats nothing (print.c does).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "event.h"
+
+#define BTS_DUMP_VERSION_STRING	"1.0"
+
+static const char *const usage_lines[] = {
+	"usage: bts-dump [options] [FILE|DIR]...",
+	"",
+	"  Print the branch histories written by the bts tracer: one dump per CPU,",
+	"  oldest branch first. FILEs are dumps (per_cpu/cpuN/records or capture,",
+	"  or copies of them); a DIR is a tracing directory, its bts/ directory or",
+	"  a directory of copied dumps.",
+	"",
+	"  input:",
+	"    -t, --tracing-dir DIR  read DIR/bts/per_cpu/cpu*/records (or capture)",
+	"        --capture          read the fault captures instead of the records",
+	"    -c, --cpu LIST         only these CPUs, e.g. 0,2-3",
+	"  symbols and decoding:",
+	"    -s, --symbols FILE     /proc/kallsyms or a System.map (modules from kallsyms)",
+	"    -k, --vmlinux FILE     vmlinux: symbols, file:line and inline frames from",
+	"                           DWARF, and instruction bytes to decode branch kinds",
+	"        --kcore FILE       read instruction bytes from FILE (e.g. /proc/kcore)",
+	"        --no-symbols       do not read /proc/kallsyms when nothing is given",
+	"        --no-lines         no file:line (faster with a large vmlinux)",
+	"        --no-decode        do not decode instructions; guess kinds from symbols",
+	"  selecting records:",
+	"    -n, --last N           only the last N records of each CPU's window",
+	"    -f, --since-fault      window starts at the fault record",
+	"    -F, --until-fault      window ends at the fault record",
+	"  output (default: readable text):",
+	"    -j, --json             JSON lines: one \"dump\" object per CPU, one \"branch\" per record",
+	"    -p, --perf             perf-script-like lines",
+	"    -a, --addresses        also print raw addresses (text)",
+	"        --no-indent        do not indent by call depth (text)",
+	"  analyses (instead of the listing, over all selected records):",
+	"        --hist             hot branch targets and functions by count",
+	"        --callgraph        caller -> callee edges with counts, as DOT",
+	"        --folded           folded stacks for flamegraph.pl",
+	"        --top N            rows per --hist table (default 25)",
+	"",
+	"    -h, --help             this text",
+	"    -V, --version          version",
+	"",
+	"  Kinds: call ret jmp jcc syscall sysret iret int exc (an interrupt or",
+	"  exception left a non-branch instruction) branch (unknown); a '?' means",
+	"  guessed from symbols, not decoded. 'user->kernel'/'kernel->user' mark",
+	"  mode changes and '<== FAULT' the record where the fault happened.",
+	"  Exit status: 0 ok, 1 an input could not be read, 2 usage error.",
+	NULL,
+};
+
+static void usage(FILE *f)
+{
+	for (int i = 0; usage_lines[i]; i++)
+		fprintf(f, "%s\n", usage_lines[i]);
+}
+
+struct cpu_range {
+	uint32_t lo, hi;
+};
+
+struct options {
+	struct print_opts po;
+	const char *symbols;
+	const char *vmlinux;
+	const char *kcore;
+	bool no_symbols;
+	bool capture;
+	bool since_fault;
+	bool until_fault;
+	bool hist, callgraph, folded;
+	unsigned int top;
+	uint64_t last;			/* 0: all */
+	struct cpu_range *cpus;		/* NULL: all */
+	size_t ncpus;
+};
+
+struct inputs {
+	char **paths;
+	size_t n, cap;
+};
+
+static void add_path(struct inputs *in, const char *path)
+{
+	if (in->n == in->cap) {
+		in->cap = in->cap ? in->cap * 2 : 16;
+		in->paths = xrealloc(in->paths, in->cap * sizeof(*in->paths));
+	}
+	in->paths[in->n++] = xstrdup(path);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static int cpu_dir_cmp(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a + 3, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b + 3, NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names in @dir: "cpuN" subdirectories if @cpus, else regular files. */
+static char **list_dir(const char *dir, bool cpus, size_t *n)
+{
+	char **names = NULL;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char path[4096];
+
+		if (cpus) {
+			const char *p = de->d_name + 3;
+
+			if (strncmp(de->d_name, "cpu", 3) || !*p || strspn(p, "0123456789") != strlen(p))
+				continue;
+		} else {
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (de->d_name[0] == '.' || stat(path, &st) || !S_ISREG(st.st_mode))
+				continue;
+		}
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = xrealloc(names, cap * sizeof(*names));
+		}
+		names[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), cpus ? cpu_dir_cmp : name_cmp);
+	return names;
+}
+
+/* Expand a directory argument into dump files. */
+static int add_dir(struct inputs *in, const char *dir, bool capture)
+{
+	const char *file = capture ? "capture" : "records";
+	char per_cpu[4096], path[4096 + 300];
+	size_t n, before = in->n;
+	char **names;
+
+	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
+	if (!is_dir(per_cpu))
+		snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
+	if (!is_dir(per_cpu))
+		snprintf(per_cpu, sizeof(per_cpu), "%s", dir);
+	names = list_dir(per_cpu, true, &n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", per_cpu, names[i], file);
+		if (exists(path))
+			add_path(in, path);
+		free(names[i]);
+	}
+	free(names);
+	if (in->n > before)
+		return 0;
+	/* A directory of copied dumps. */
+	names = list_dir(dir, false, &n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		add_path(in, path);
+		free(names[i]);
+	}
+	free(names);
+	if (in->n == before)
+		return error_msg("%s: no bts dumps (no per_cpu/cpu*/%s, no files)", dir, file);
+	return 0;
+}
+
+static int parse_cpus(struct options *opt, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		unsigned long lo, hi;
+
+		errno = 0;
+		lo = strtoul(p, &end, 10);
+		if (end == p || errno || lo > UINT32_MAX)
+			goto bad;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p || errno || hi > UINT32_MAX || hi < lo)
+				goto bad;
+		}
+		opt->cpus = xrealloc(opt->cpus, (opt->ncpus + 1) * sizeof(*opt->cpus));
+		opt->cpus[opt->ncpus++] = (struct cpu_range){ (uint32_t)lo, (uint32_t)hi };
+		if (*end == ',')
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+	}
+	if (opt->ncpus)
+		return 0;
+bad:
+	return error_msg("--cpu: bad CPU list \"%s\" (want e.g. 0,2-3)", arg);
+}
+
+static bool cpu_selected(const struct options *opt, uint32_t cpu)
+{
+	if (!opt->cpus)
+		return true;
+	for (size_t i = 0; i < opt->ncpus; i++)
+		if (cpu >= opt->cpus[i].lo && cpu <= opt->cpus[i].hi)
+			return true;
+	return false;
+}
+
+static int parse_count(const char *opt, const char *arg, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-')
+		return error_msg("%s: want a number, got \"%s\"", opt, arg);
+	return 0;
+}
+
+static int dump_cmp(const void *a, const void *b)
+{
+	const struct bts_dump *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static void process(const struct options *opt, struct resolver *r, struct out *o,
+		    struct analysis *an, const struct bts_dump *d)
+{
+	bool listing = !an;
+	uint32_t first = 0, end = d->count;
+	struct callstack cs = { .n = 0 };
+	uint32_t fault = d->fault_index;
+
+	resolver_set_dump(r, d);
+	if (fault == BTS_NO_FAULT) {
+		for (uint32_t i = 0; i < d->count; i++)
+			if (d->records[i].flags & BTS_FLAG_FAULT)
+				fault = i;
+	}
+	if (opt->since_fault || opt->until_fault) {
+		if (fault == BTS_NO_FAULT) {
+			first = end = 0;
+		} else {
+			if (opt->since_fault)
+				first = fault;
+			if (opt->until_fault)
+				end = fault + 1;
+		}
+	}
+	if (opt->last && end - first > opt->last)
+		first = end - (uint32_t)opt->last;
+	if (listing) {
+		print_dump_header(o, &opt->po, d, first, end);
+		if ((opt->since_fault || opt->until_fault) && fault == BTS_NO_FAULT &&
+		    opt->po.fmt == FMT_TEXT && d->count)
+			out_str(o, "  (no fault recorded in this dump)\n");
+	}
+
+	/* Records before the window still build the call stack. */
+	for (uint32_t i = 0; i < end; i++) {
+		const struct bts_rec *rec = &d->records[i];
+		struct event ev = {
+			.dump = d,
+			.rec = rec,
+			.index = i,
+			.from_sym = resolve_sym(r, rec->from),
+			.to_sym = resolve_sym(r, rec->to),
+			.fault = i == fault || (rec->flags & BTS_FLAG_FAULT),
+			.stack = &cs,
+		};
+
+		ev.c = classify(r, rec, ev.from_sym, ev.to_sym);
+		ev.depth = stack_depth(&cs);
+		stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
+			    fn_key(r, rec->to, ev.to_sym));
+		if (i < first)
+			continue;
+		if (listing)
+			print_event(o, &opt->po, r, &ev);
+		else
+			analysis_add(an, r, &ev);
+		if (o->failed)
+			return;
+	}
+}
+
+static bool same_release(const struct bts_dump *d, size_t n)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (d[i].release[0] && strcmp(d[i].release, u.release))
+			return false;
+	return true;
+}
+
+enum {
+	OPT_CAPTURE = 256,
+	OPT_KCORE,
+	OPT_NO_SYMBOLS,
+	OPT_NO_LINES,
+	OPT_NO_DECODE,
+	OPT_NO_INDENT,
+	OPT_HIST,
+	OPT_CALLGRAPH,
+	OPT_FOLDED,
+	OPT_TOP,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tracing-dir", required_argument, NULL, 't' },
+		{ "capture", no_argument, NULL, OPT_CAPTURE },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "symbols", required_argument, NULL, 's' },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "kcore", required_argument, NULL, OPT_KCORE },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+		{ "no-decode", no_argument, NULL, OPT_NO_DECODE },
+		{ "last", required_argument, NULL, 'n' },
+		{ "since-fault", no_argument, NULL, 'f' },
+		{ "until-fault", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "perf", no_argument, NULL, 'p' },
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "no-indent", no_argument, NULL, OPT_NO_INDENT },
+		{ "hist", no_argument, NULL, OPT_HIST },
+		{ "callgraph", no_argument, NULL, OPT_CALLGRAPH },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options opt = { .po = { .fmt = FMT_TEXT, .indent = true }, .top = 25 };
+	bool no_lines = false, no_decode = false;
+	struct analysis *an = NULL;
+	struct inputs in = { 0 };
+	struct bts_dump *dumps;
+	const char **tdirs = NULL;
+	size_t ndumps = 0, ntdirs = 0;
+	struct resolver r;
+	struct out o;
+	int c, status = 0;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "t:c:s:k:n:fFjpahV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			tdirs = xrealloc(tdirs, (ntdirs + 1) * sizeof(*tdirs));
+			tdirs[ntdirs++] = optarg;
+			break;
+		case OPT_CAPTURE:
+			opt.capture = true;
+			break;
+		case 'c':
+			if (parse_cpus(&opt, optarg))
+				return 2;
+			break;
+		case 's':
+			opt.symbols = optarg;
+			break;
+		case 'k':
+			opt.vmlinux = optarg;
+			break;
+		case OPT_KCORE:
+			opt.kcore = optarg;
+			break;
+		case OPT_NO_SYMBOLS:
+			opt.no_symbols = true;
+			break;
+		case OPT_NO_LINES:
+			no_lines = true;
+			break;
+		case OPT_NO_DECODE:
+			no_decode = true;
+			break;
+		case 'n':
+			if (parse_count("--last", optarg, &opt.last))
+				return 2;
+			break;
+		case 'f':
+			opt.since_fault = true;
+			break;
+		case 'F':
+			opt.until_fault = true;
+			break;
+		case 'j':
+			opt.po.fmt = FMT_JSON;
+			break;
+		case 'p':
+			opt.po.fmt = FMT_PERF;
+			break;
+		case 'a':
+			opt.po.addresses = true;
+			break;
+		case OPT_NO_INDENT:
+			opt.po.indent = false;
+			break;
+		case OPT_HIST:
+			opt.hist = true;
+			break;
+		case OPT_CALLGRAPH:
+			opt.callgraph = true;
+			break;
+		case OPT_FOLDED:
+			opt.folded = true;
+			break;
+		case OPT_TOP:
+			if (parse_count("--top", optarg, &v))
+				return 2;
+			opt.top = v > UINT32_MAX ? UINT32_MAX : (unsigned int)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("bts-dump %s (dump format version %d)\n", BTS_DUMP_VERSION_STRING,
+			       BTS_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (opt.hist + opt.callgraph + opt.folded > 1) {
+		error_msg("--hist, --callgraph and --folded: choose one");
+		return 2;
+	}
+	for (size_t i = 0; i < ntdirs; i++) {
+		if (!is_dir(tdirs[i])) {
+			error_msg("%s: not a directory", tdirs[i]);
+			status = 1;
+		} else if (add_dir(&in, tdirs[i], opt.capture)) {
+			status = 1;
+		}
+	}
+	free(tdirs);
+	for (int i = optind; i < argc; i++) {
+		if (is_dir(argv[i])) {
+			if (add_dir(&in, argv[i], opt.capture))
+				status = 1;
+		} else {
+			add_path(&in, argv[i]);
+		}
+	}
+	if (!in.n) {
+		if (status)
+			return status;
+		usage(stderr);
+		return 2;
+	}
+
+	dumps = xcalloc(in.n, sizeof(*dumps));
+	for (size_t i = 0; i < in.n; i++) {
+		if (bts_dump_load(in.paths[i], &dumps[ndumps]) == 0)
+			ndumps++;
+		else
+			status = 1;
+		free(in.paths[i]);
+	}
+	free(in.paths);
+	/* Stable by CPU: merge sort is not needed, inputs come mostly sorted. */
+	for (size_t i = 1; i < ndumps; i++)
+		for (size_t j = i; j > 0 && dump_cmp(&dumps[j - 1], &dumps[j]) > 0; j--) {
+			struct bts_dump t = dumps[j];
+
+			dumps[j] = dumps[j - 1];
+			dumps[j - 1] = t;
+		}
+
+	resolver_init(&r);
+	r.want_src = !no_lines;
+	r.want_decode = !no_decode;
+	if (opt.symbols && resolver_add_symbols(&r, opt.symbols))
+		status = 1;
+	if (opt.vmlinux && resolver_add_vmlinux(&r, opt.vmlinux))
+		status = 1;
+	if (opt.kcore && resolver_add_kcore(&r, opt.kcore))
+		status = 1;
+	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps &&
+	    same_release(dumps, ndumps) && access("/proc/kallsyms", R_OK) == 0) {
+		/* Live system: its kallsyms names the addresses, if root may see them. */
+		if (resolver_add_symbols(&r, "/proc/kallsyms"))
+			warn_msg("continuing without symbols");
+	}
+	resolver_ready(&r);
+
+	out_init(&o, STDOUT_FILENO, 1 << 20);
+	if (opt.hist || opt.callgraph || opt.folded)
+		an = analysis_new();
+	for (size_t i = 0; i < ndumps && !o.failed; i++) {
+		if (cpu_selected(&opt, dumps[i].cpu))
+			process(&opt, &r, &o, an, &dumps[i]);
+	}
+	if (an && !o.failed) {
+		if (opt.hist)
+			print_hist(&o, an, &r, opt.top);
+		else if (opt.callgraph)
+			print_callgraph(&o, an, &r);
+		else
+			print_folded(&o, an);
+	}
+	out_free(&o);
+	analysis_free(an);
+	for (size_t i = 0; i < ndumps; i++)
+		bts_dump_free(&dumps[i]);
+	free(dumps);
+	free(opt.cpus);
+	resolver_free(&r);
+	return status;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (output layer): the record listings: readable text, JSON lines
+ * and a perf-script-like format. Formatting goes straight into the output
+ * buffer (no printf per record): this is the hot path of a large dump.
+ */
+#include "event.h"
+
+/* Indentation stops growing here: deeper stacks still read. */
+#define MAX_INDENT_DEPTH	40
+
+static void out_sym(struct out *o, const struct resolver *r, uint64_t addr,
+		    const struct sym *s)
+{
+	if (!s) {
+		out_str(o, "0x");
+		out_hex(o, addr);
+		return;
+	}
+	out_mem(o, sym_name(&r->st, s), s->name_len);
+	out_str(o, "+0x");
+	out_hex(o, sym_offset(r, s, addr));
+	if (s->module) {
+		out_char(o, ' ');
+		out_str(o, r->st.pool + s->module);
+	}
+}
+
+static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
+{
+	out_fmt(o, "CPU %u: %u record%s (capacity %u%s) from %s, %s",
+		d->cpu, d->count, d->count == 1 ? "" : "s", d->capacity,
+		d->flags & BTS_DUMP_WRAPPED ? ", wrapped: older history lost" : "",
+		bts_source_label(d),
+		d->flags & BTS_DUMP_CAPTURE ? "captured at" : "dumped on");
+	out_fmt(o, " %s", bts_reason_name(d->reason));
+	if (d->fault_index != BTS_NO_FAULT)
+		out_fmt(o, ", fault at #%u", d->fault_index);
+	if (d->release[0])
+		out_fmt(o, ", kernel %s", d->release);
+	out_fmt(o, ", at %llu.%09llu s",
+		(unsigned long long)(d->timestamp_ns / 1000000000ULL),
+		(unsigned long long)(d->timestamp_ns % 1000000000ULL));
+	if (d->lost)
+		out_fmt(o, ", %llu later capture%s not kept", (unsigned long long)d->lost,
+			d->lost == 1 ? "" : "s");
+	out_char(o, '\n');
+	if (d->source == BTS_SOURCE_SW)
+		out_str(o, "  (software source: call edges from ftrace, not hardware branches)\n");
+	if (!d->count)
+		out_fmt(o, "  (no records%s)\n",
+			d->flags & BTS_DUMP_EMPTY ? ": nothing recorded since arming" : "");
+	else if (first || end < d->count)
+		out_fmt(o, "  (showing #%u..#%u)\n", first, end ? end - 1 : 0);
+}
+
+static void out_json_u64hex(struct out *o, const char *key, uint64_t v)
+{
+	out_str(o, key);
+	out_str(o, "\"0x");
+	out_hex(o, v);
+	out_char(o, '"');
+}
+
+static void header_json(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
+{
+	out_str(o, "{\"type\":\"dump\",\"file\":");
+	out_json_str(o, d->path ? d->path : "", d->path ? strlen(d->path) : 0);
+	out_fmt(o, ",\"version\":%u,\"cpu\":%u,\"source\":", d->version, d->cpu);
+	out_json_str(o, bts_source_label(d), strlen(bts_source_label(d)));
+	out_fmt(o, ",\"count\":%u,\"capacity\":%u,\"first\":%u,\"end\":%u", d->count,
+		d->capacity, first, end);
+	out_fmt(o, ",\"wrapped\":%s,\"capture\":%s,\"user\":%s,\"empty\":%s",
+		d->flags & BTS_DUMP_WRAPPED ? "true" : "false",
+		d->flags & BTS_DUMP_CAPTURE ? "true" : "false",
+		d->flags & BTS_DUMP_USER ? "true" : "false",
+		d->flags & BTS_DUMP_EMPTY ? "true" : "false");
+	out_fmt(o, ",\"reason\":\"%s\",\"reason_code\":%u,\"fault_index\":",
+		bts_reason_name(d->reason), d->reason);
+	if (d->fault_index == BTS_NO_FAULT)
+		out_str(o, "null");
+	else
+		out_udec(o, d->fault_index);
+	out_fmt(o, ",\"timestamp_ns\":%llu", (unsigned long long)d->timestamp_ns);
+	out_json_u64hex(o, ",\"stext\":", d->stext);
+	out_json_u64hex(o, ",\"kaslr_offset\":", d->kaslr_offset);
+	out_fmt(o, ",\"lost\":%llu,\"release\":", (unsigned long long)d->lost);
+	out_json_str(o, d->release, strlen(d->release));
+	out_str(o, "}\n");
+}
+
+void print_dump_header(struct out *o, const struct print_opts *po, const struct bts_dump *d,
+		       uint32_t first, uint32_t end)
+{
+	if (po->fmt == FMT_TEXT)
+		header_text(o, d, first, end);
+	else if (po->fmt == FMT_JSON)
+		header_json(o, d, first, end);
+}
+
+static const char *transition(const struct bts_rec *rec)
+{
+	bool fu = addr_is_user(rec->from), tu = addr_is_user(rec->to);
+
+	if (fu == tu)
+		return NULL;
+	return fu ? "user->kernel" : "kernel->user";
+}
+
+static void event_text(struct out *o, const struct print_opts *po, struct resolver *r,
+		       const struct event *ev)
+{
+	const struct bts_rec *rec = ev->rec;
+	const char *kind = kind_names[ev->c.kind];
+	size_t klen = strlen(kind);
+	const char *src, *tr;
+	int depth;
+
+	out_udec_w(o, ev->index, 7);
+	out_char(o, ' ');
+	out_mem(o, kind, klen);
+	if (ev->c.guessed) {
+		out_char(o, '?');
+		klen++;
+	}
+	out_spaces(o, klen < 8 ? 9 - klen : 1);
+	if (po->indent) {
+		depth = ev->depth < MAX_INDENT_DEPTH ? ev->depth : MAX_INDENT_DEPTH;
+		out_spaces(o, (size_t)depth * 2);
+	}
+	if (po->addresses) {
+		out_hex16(o, rec->from);
+		out_char(o, ' ');
+	}
+	out_sym(o, r, rec->from, ev->from_sym);
+	src = resolve_src(r, rec->from);
+	if (src) {
+		out_str(o, " [");
+		out_str(o, src);
+		out_char(o, ']');
+	}
+	out_str(o, " -> ");
+	if (po->addresses) {
+		out_hex16(o, rec->to);
+		out_char(o, ' ');
+	}
+	out_sym(o, r, rec->to, ev->to_sym);
+	tr = transition(rec);
+	if (tr) {
+		out_str(o, "  (");
+		out_str(o, tr);
+		out_char(o, ')');
+	}
+	if (ev->fault)
+		out_str(o, "  <== FAULT");
+	out_char(o, '\n');
+}
+
+static void json_sym(struct out *o, struct resolver *r, const char *which, uint64_t addr,
+		     const struct sym *s)
+{
+	const char *src = resolve_src(r, addr);
+
+	out_str(o, ",\"");
+	out_str(o, which);
+	out_str(o, "\":\"0x");
+	out_hex(o, addr);
+	out_str(o, "\",\"");
+	out_str(o, which);
+	out_str(o, "_sym\":");
+	if (s) {
+		out_json_str(o, sym_name(&r->st, s), s->name_len);
+		out_str(o, ",\"");
+		out_str(o, which);
+		out_str(o, "_off\":");
+		out_udec(o, sym_offset(r, s, addr));
+		if (s->module) {
+			const char *m = r->st.pool + s->module;
+
+			out_str(o, ",\"");
+			out_str(o, which);
+			out_str(o, "_module\":");
+			/* strip the brackets of "[mod]" */
+			out_json_str(o, m + 1, strlen(m) > 2 ? strlen(m) - 2 : 0);
+		}
+	} else {
+		out_str(o, "null");
+	}
+	if (src) {
+		out_str(o, ",\"");
+		out_str(o, which);
+		out_str(o, "_src\":");
+		out_json_str(o, src, strlen(src));
+	}
+}
+
+static void event_json(struct out *o, struct resolver *r, const struct event *ev)
+{
+	const struct bts_rec *rec = ev->rec;
+	const char *tr = transition(rec);
+
+	out_str(o, "{\"type\":\"branch\",\"cpu\":");
+	out_udec(o, ev->dump->cpu);
+	out_str(o, ",\"index\":");
+	out_udec(o, ev->index);
+	json_sym(o, r, "from", rec->from, ev->from_sym);
+	json_sym(o, r, "to", rec->to, ev->to_sym);
+	out_str(o, ",\"flags\":\"0x");
+	out_hex(o, rec->flags);
+	out_str(o, "\",\"kind\":\"");
+	out_str(o, kind_names[ev->c.kind]);
+	out_str(o, ev->c.guessed ? "\",\"guessed\":true" : "\",\"guessed\":false");
+	out_str(o, ",\"depth\":");
+	out_udec(o, (uint64_t)ev->depth);
+	out_str(o, ",\"transition\":");
+	if (tr) {
+		out_char(o, '"');
+		out_str(o, tr);
+		out_char(o, '"');
+	} else {
+		out_str(o, "null");
+	}
+	out_str(o, ev->fault ? ",\"fault\":true" : ",\"fault\":false");
+	out_str(o, rec->flags & BTS_FLAG_SW ? ",\"sw\":true" : ",\"sw\":false");
+	out_str(o, rec->flags & BTS_FLAG_PREDICTED ? ",\"predicted\":true}\n" :
+		",\"predicted\":false}\n");
+}
+
+static void perf_dso(struct out *o, const struct resolver *r, uint64_t addr,
+		     const struct sym *s)
+{
+	if (s && s->module)
+		out_str(o, r->st.pool + s->module);
+	else if (s || !addr_is_user(addr))
+		out_str(o, "[kernel.kallsyms]");
+	else
+		out_str(o, "[unknown]");
+}
+
+/*
+ * perf script prints intel_bts samples as
+ *   comm pid [cpu] time: period branches:k: from sym+off (dso) => to sym+off (dso)
+ */
+static void event_perf(struct out *o, struct resolver *r, const struct event *ev)
+{
+	const struct bts_rec *rec = ev->rec;
+	uint64_t ts = ev->dump->timestamp_ns;
+	char *p;
+
+	out_str(o, "             bts    -1 [");
+	p = out_reserve(o, 3);
+	p[0] = (char)('0' + ev->dump->cpu / 100 % 10);
+	p[1] = (char)('0' + ev->dump->cpu / 10 % 10);
+	p[2] = (char)('0' + ev->dump->cpu % 10);
+	o->len += 3;
+	out_str(o, "] ");
+	out_udec_w(o, ts / 1000000000ULL, 5);
+	out_char(o, '.');
+	p = out_reserve(o, 6);
+	for (int i = 5, us = (int)(ts % 1000000000ULL / 1000); i >= 0; i--, us /= 10)
+		p[i] = (char)('0' + us % 10);
+	o->len += 6;
+	out_str(o, ":          1 branches:");
+	out_str(o, addr_is_user(rec->from) ? "u:" : "k:");
+	out_spaces(o, 1);
+	out_hex16(o, rec->from);
+	out_char(o, ' ');
+	out_sym(o, r, rec->from, ev->from_sym);
+	out_str(o, " (");
+	perf_dso(o, r, rec->from, ev->from_sym);
+	out_str(o, ") => ");
+	out_hex16(o, rec->to);
+	out_char(o, ' ');
+	out_sym(o, r, rec->to, ev->to_sym);
+	out_str(o, " (");
+	perf_dso(o, r, rec->to, ev->to_sym);
+	out_str(o, ")\n");
+}
+
+void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
+		 const struct event *ev)
+{
+	switch (po->fmt) {
+	case FMT_TEXT:
+		event_text(o, po, r, ev);
+		break;
+	case FMT_JSON:
+		event_json(o, r, ev);
+		break;
+	case FMT_PERF:
+		event_perf(o, r, ev);
+		break;
+	}
+}

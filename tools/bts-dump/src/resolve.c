@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (decoder layer): symbols, source lines and branch kinds for the
+ * addresses of one dump. See resolve.h.
+ */
+#include <capstone/capstone.h>
+#include <stdlib.h>
+
+#include "image.h"
+#include "resolve.h"
+
+const char *const kind_names[KIND_NR] = {
+	[KIND_BRANCH] = "branch",
+	[KIND_CALL] = "call",
+	[KIND_RET] = "ret",
+	[KIND_JMP] = "jmp",
+	[KIND_JCC] = "jcc",
+	[KIND_SYSCALL] = "syscall",
+	[KIND_SYSRET] = "sysret",
+	[KIND_IRET] = "iret",
+	[KIND_INT] = "int",
+	[KIND_EXC] = "exc",
+};
+
+void resolver_init(struct resolver *r)
+{
+	memset(r, 0, sizeof(*r));
+	symtab_init(&r->st);
+	r->want_src = true;
+	r->want_decode = true;
+	u64map_init(&r->kind_cache, 1024);
+	u64map_init(&r->src_cache, 1024);
+}
+
+void resolver_free(struct resolver *r)
+{
+	csh h = (csh)(uintptr_t)r->cs;
+
+	if (r->cs)
+		cs_close(&h);
+	image_close(r->vmlinux);
+	image_close(r->kcore);
+	symtab_free(&r->st);
+	u64map_free(&r->kind_cache);
+	u64map_free(&r->src_cache);
+	free(r->src_pool);
+}
+
+int resolver_add_symbols(struct resolver *r, const char *path)
+{
+	if (symtab_load_kallsyms(&r->st, path)) {
+		/* Drop what a partly read file added. */
+		symtab_free(&r->st);
+		symtab_init(&r->st);
+		return -1;
+	}
+	r->have_syms = true;
+	return 0;
+}
+
+int resolver_add_vmlinux(struct resolver *r, const char *path)
+{
+	/* Without a System.map or kallsyms, the vmlinux is the symbol table. */
+	r->vmlinux = image_open(path, r->have_syms ? NULL : &r->st);
+	if (!r->vmlinux)
+		return -1;
+	if (!r->have_syms)
+		r->have_syms = r->st.n > 0;
+	return 0;
+}
+
+int resolver_add_kcore(struct resolver *r, const char *path)
+{
+	r->kcore = image_open(path, NULL);
+	return r->kcore ? 0 : -1;
+}
+
+void resolver_ready(struct resolver *r)
+{
+	csh h;
+
+	if (r->have_syms)
+		symtab_finish(&r->st);
+	if (!r->want_decode || (!r->vmlinux && !r->kcore))
+		return;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+		warn_msg("capstone: cannot open an x86-64 decoder; branch kinds are guessed");
+		return;
+	}
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	r->cs = (void *)(uintptr_t)h;
+}
+
+void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
+{
+	uint64_t old = r->bias;
+
+	if (r->st.stext && d->stext)
+		r->bias = d->stext - r->st.stext;
+	else if (r->st.link_addresses)
+		r->bias = d->kaslr_offset;
+	else
+		r->bias = 0;
+	if (r->bias != old) {
+		/* Caches hold runtime addresses: a new bias invalidates them. */
+		u64map_free(&r->kind_cache);
+		u64map_free(&r->src_cache);
+		u64map_init(&r->kind_cache, 1024);
+		u64map_init(&r->src_cache, 1024);
+	}
+}
+
+const char *resolve_src(struct resolver *r, uint64_t addr)
+{
+	char buf[1024];
+	uint64_t *v;
+	size_t n;
+
+	if (!r->want_src || !r->vmlinux || addr_is_user(addr))
+		return NULL;
+	v = u64map_get(&r->src_cache, addr, 0);
+	if (*v)
+		return *v == 1 ? NULL : r->src_pool + *v - 2;
+	n = image_srcline(r->vmlinux, addr - r->bias, buf, sizeof(buf));
+	if (!n) {
+		*v = 1;
+		return NULL;
+	}
+	if (r->src_len + n + 1 > r->src_cap) {
+		r->src_cap = (r->src_cap + n + 1) * 2;
+		r->src_pool = xrealloc(r->src_pool, r->src_cap);
+	}
+	memcpy(r->src_pool + r->src_len, buf, n + 1);
+	*v = r->src_len + 2;
+	r->src_len += n + 1;
+	return r->src_pool + *v - 2;
+}
+
+static enum branch_kind kind_of_insn(const cs_insn *insn)
+{
+	switch (insn->id) {
+	case X86_INS_CALL:
+	case X86_INS_LCALL:
+		return KIND_CALL;
+	case X86_INS_RET:
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+		return KIND_RET;
+	case X86_INS_JMP:
+	case X86_INS_LJMP:
+		return KIND_JMP;
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+		return KIND_SYSCALL;
+	case X86_INS_SYSRET:
+	case X86_INS_SYSEXIT:
+		return KIND_SYSRET;
+	case X86_INS_IRET:
+	case X86_INS_IRETD:
+	case X86_INS_IRETQ:
+		return KIND_IRET;
+	case X86_INS_INT:
+	case X86_INS_INT1:
+	case X86_INS_INT3:
+	case X86_INS_INTO:
+	case X86_INS_UD0:
+	case X86_INS_UD2:
+	case X86_INS_UD2B:
+		return KIND_INT;
+	default:
+		break;
+	}
+	if (insn->detail) {
+		for (int i = 0; i < insn->detail->groups_count; i++)
+			if (insn->detail->groups[i] == CS_GRP_JUMP)
+				return KIND_JCC;	/* jcc, jrcxz, loop */
+	}
+	/* Not a branch: the CPU left this instruction for an interrupt or fault. */
+	return KIND_EXC;
+}
+
+/* Decode the instruction at runtime @addr; KIND_NR if its bytes are unknown. */
+static enum branch_kind decode(struct resolver *r, uint64_t addr)
+{
+	csh h = (csh)(uintptr_t)r->cs;
+	uint8_t bytes[16];
+	enum branch_kind k;
+	cs_insn *insn;
+	size_t n = 0;
+
+	if (r->kcore)
+		n = image_read(r->kcore, addr, bytes, sizeof(bytes));
+	if (!n && r->vmlinux && !addr_is_user(addr))
+		n = image_read(r->vmlinux, addr - r->bias, bytes, sizeof(bytes));
+	if (!n)
+		return KIND_NR;
+	if (cs_disasm(h, bytes, n, addr, 1, &insn) != 1)
+		return KIND_EXC;	/* undecodable: not a branch we know */
+	k = kind_of_insn(insn);
+	cs_free(insn, 1);
+	return k;
+}
+
+struct classified classify(struct resolver *r, const struct bts_rec *rec,
+			   const struct sym *from, const struct sym *to)
+{
+	struct classified c = { KIND_BRANCH, true };
+
+	if (rec->flags & BTS_FLAG_SW)
+		return (struct classified){ KIND_CALL, false };
+	if (r->cs) {
+		uint64_t *v = u64map_get(&r->kind_cache, rec->from, 0);
+
+		if (!*v)
+			*v = (uint64_t)decode(r, rec->from) + 1;
+		if (*v - 1 != KIND_NR)
+			return (struct classified){ (enum branch_kind)(*v - 1), false };
+	}
+	/* No bytes: infer what the symbols allow, and say it is a guess. */
+	if (addr_is_user(rec->from) && !addr_is_user(rec->to))
+		c.kind = KIND_SYSCALL;
+	else if (!addr_is_user(rec->from) && addr_is_user(rec->to))
+		c.kind = KIND_SYSRET;
+	else if (to && rec->to - r->bias == to->addr && to != from)
+		c.kind = KIND_CALL;
+	else if (from && to && from == to)
+		c.kind = KIND_JMP;
+	else if (from && to)
+		c.kind = KIND_RET;
+	return c;
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (decoder layer): allocation, error reporting, whole-file reads,
+ * the buffered output stream and the u64 hash map. See util.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Dumps are at most a few MiB; 4 GiB stops a runaway read of a wrong file. */
+#define MAX_FILE_SIZE	(4ULL << 30)
+
+static void oom(void)
+{
+	fputs("bts-dump: out of memory\n", stderr);
+	exit(2);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+int error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bts-dump: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bts-dump: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int read_whole_file(const char *path, uint8_t **bufp, size_t *lenp)
+{
+	size_t len = 0, cap;
+	struct stat st;
+	uint8_t *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_msg("%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return error_msg("%s: is a directory", path);
+	}
+	/* tracefs and sysfs report size 0: start small and grow. */
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (len == cap) {
+			if (cap >= MAX_FILE_SIZE) {
+				free(buf);
+				close(fd);
+				return error_msg("%s: offset %zu: file larger than %llu bytes",
+						 path, len, MAX_FILE_SIZE);
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			error_msg("%s: offset %zu: %s", path, len, strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+void out_init(struct out *o, int fd, size_t cap)
+{
+	o->fd = fd;
+	o->failed = false;
+	o->len = 0;
+	o->cap = cap;
+	o->buf = xmalloc(cap);
+}
+
+void out_flush(struct out *o)
+{
+	size_t done = 0;
+
+	while (done < o->len && !o->failed) {
+		ssize_t w = write(o->fd, o->buf + done, o->len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EPIPE)
+				error_msg("write: %s", strerror(errno));
+			o->failed = true;
+			break;
+		}
+		done += (size_t)w;
+	}
+	o->len = 0;
+}
+
+void out_grow(struct out *o, size_t need)
+{
+	if (o->fd < 0) {
+		/* A memory-only buffer (fd -1): keep the contents, grow. */
+		size_t want = o->len + need;
+
+		if (o->cap < want) {
+			o->cap = want > o->cap * 2 ? want : o->cap * 2;
+			o->buf = xrealloc(o->buf, o->cap);
+		}
+		return;
+	}
+	out_flush(o);
+	if (o->cap < need) {
+		o->cap = need;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+}
+
+void out_free(struct out *o)
+{
+	out_flush(o);
+	free(o->buf);
+	o->buf = NULL;
+}
+
+void out_udec(struct out *o, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	char *p = out_reserve(o, (size_t)n);
+	for (int i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	o->len += (size_t)n;
+}
+
+void out_udec_w(struct out *o, uint64_t v, int width)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (width > n)
+		out_spaces(o, (size_t)(width - n));
+	char *p = out_reserve(o, (size_t)n);
+	for (int i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	o->len += (size_t)n;
+}
+
+void out_fmt(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	char *p = out_reserve(o, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	o->len += (size_t)n;
+}
+
+void out_json_str(struct out *o, const char *s, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	out_char(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			out_char(o, '\\');
+			out_char(o, (char)c);
+		} else if (c < 0x20 || c >= 0x7f) {
+			char *p = out_reserve(o, 6);
+
+			memcpy(p, "\\u00", 4);
+			p[4] = digits[c >> 4];
+			p[5] = digits[c & 15];
+			o->len += 6;
+		} else {
+			out_char(o, (char)c);
+		}
+	}
+	out_char(o, '"');
+}
+
+void u64map_init(struct u64map *m, size_t cap_hint)
+{
+	size_t cap = 16;
+
+	while (cap < cap_hint * 2)
+		cap *= 2;
+	m->keys = xmalloc(cap * sizeof(*m->keys));
+	m->vals = xmalloc(cap * sizeof(*m->vals));
+	memset(m->keys, 0xff, cap * sizeof(*m->keys));
+	m->n = 0;
+	m->mask = cap - 1;
+	m->has_empty_key = false;
+	m->empty_key_val = 0;
+}
+
+void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->n = 0;
+}
+
+static void u64map_rehash(struct u64map *m)
+{
+	struct u64map bigger;
+
+	u64map_init(&bigger, (m->mask + 1));
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->keys[i] != U64MAP_EMPTY)
+			*u64map_get(&bigger, m->keys[i], 0) = m->vals[i];
+	bigger.has_empty_key = m->has_empty_key;
+	bigger.empty_key_val = m->empty_key_val;
+	u64map_free(m);
+	*m = bigger;
+}
+
+uint64_t *u64map_get(struct u64map *m, uint64_t key, uint64_t init)
+{
+	size_t i;
+
+	if (key == U64MAP_EMPTY) {
+		if (!m->has_empty_key) {
+			m->has_empty_key = true;
+			m->empty_key_val = init;
+		}
+		return &m->empty_key_val;
+	}
+	if ((m->n + 1) * 4 > (m->mask + 1) * 3)
+		u64map_rehash(m);
+	for (i = hash64(key) & m->mask; m->keys[i] != U64MAP_EMPTY; i = (i + 1) & m->mask)
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	m->keys[i] = key;
+	m->vals[i] = init;
+	m->n++;
+	return &m->vals[i];
+}
+
+uint64_t *u64map_find(struct u64map *m, uint64_t key)
+{
+	if (key == U64MAP_EMPTY)
+		return m->has_empty_key ? &m->empty_key_val : NULL;
+	for (size_t i = hash64(key) & m->mask; m->keys[i] != U64MAP_EMPTY; i = (i + 1) & m->mask)
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
