@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts: the Intel Branch Trace Store source ("intel_bts") of the branch
+ * flight recorder (include/linux/bts.h, Documentation/trace/bts-intel.rst).
+ *
+ * Layer: branch source. It arms BTS on every online CPU in circular mode
+ * with CPL filtering off (kernel branches recorded; user branches too when
+ * asked), freezes and thaws one CPU, and reads a CPU's newest records back
+ * oldest first. It knows nothing of ftrace, dumps or oopses: those live in
+ * kernel/trace/bts_core.c and trace_bts.c.
+ *
+ * perf owns the Debug Store (DS) area and the per-CPU BTS buffer, which is
+ * mapped in the cpu_entry_area so that it also works under KPTI (64 KiB,
+ * 2730 records). This file borrows both: it takes an exclusivity slot of
+ * its own (x86_lbr_exclusive_bts_trace) so that perf's LBR, BTS and
+ * intel_bts users and this source refuse each other with -EBUSY, holds a
+ * perf hardware reservation so that the buffer cannot be freed under it,
+ * and on each CPU saves perf's four DS BTS fields at arm time and writes
+ * them back exactly at disarm time.
+ *
+ * What it must never do: write IA32_DEBUGCTL other than by read-modify-
+ * write of TR, BTS, BTINT, BTS_OFF_OS and BTS_OFF_USR with IRQs off (many
+ * other kernel parts own the other bits), write back a saved whole
+ * DEBUGCTL value, or sleep, lock, allocate or get traced in the freeze,
+ * thaw and read paths, which run in NMI and oops context.
+ *
+ * All MSR, DS area and perf accesses go through the handful of small
+ * functions of struct intel_bts_hw below, so that the KUnit tests
+ * (bts_trace_kunit.c) run all the logic against a software model of the
+ * Intel SDM's DS semantics.
+ *
+ * NOTE: the hardware path has not been run by its authors. No virtual
+ * machine exposes BTS (KVM sets MISC_ENABLE.BTS_UNAVAIL, QEMU TCG has
+ * none), and no machine with BTS was available: the logic is tested
+ * against the model only. The KUnit suite intel_bts_hw runs the real
+ * path on bare-metal Intel hardware (see the documentation).
+ */
+#define pr_fmt(fmt) "bts: intel_bts: " fmt
+
+#include <linux/bts.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/init.h>
+#include <linux/irqflags.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/syscore_ops.h>
+#include <asm/cpufeature.h>
+#include <asm/debugreg.h>
+#include <asm/intel_ds.h>
+#include <asm/msr-index.h>
+
+#include "../perf_event.h"
+
+/* One 64-bit DS format BTS record: struct bts_record, 24 bytes. */
+#define INTEL_BTS_RECORD_SIZE	sizeof(struct bts_record)
+/* Records per CPU in perf's cpu_entry_area BTS buffer: 2730. */
+#define INTEL_BTS_NR_RECORDS	(BTS_BUFFER_SIZE / INTEL_BTS_RECORD_SIZE)
+
+/* The DEBUGCTL bits this file owns. No other bit is ever changed. */
+#define INTEL_BTS_CTL_MASK	(DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS |	\
+				 DEBUGCTLMSR_BTINT |			\
+				 DEBUGCTLMSR_BTS_OFF_OS |		\
+				 DEBUGCTLMSR_BTS_OFF_USR)
+/* What a freeze clears and a thaw sets again. */
+#define INTEL_BTS_CTL_RUN	(DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS)
+
+/**
+ * struct intel_bts_hw - every access to the hardware and to perf
+ * @cpu_has:		boot_cpu_has() of an X86_FEATURE_* bit
+ * @pmu_has_bts:	perf found BTS when it set up the PMU (x86_pmu.bts)
+ * @pmu_bts_active:	perf's DS allocation of the BTS buffers succeeded
+ *			(x86_pmu.bts_active; valid while reserved)
+ * @add_exclusive:	take the bts tracer exclusivity slot, or -EBUSY
+ * @del_exclusive:	give it back
+ * @reserve:		take a perf hardware (and DS area) reservation
+ * @release:		give it back (may free the DS area)
+ * @ds:			@cpu's DS area (cea alias), or NULL
+ * @buffer:		@cpu's BTS buffer through its direct-map address
+ * @debugctl_read:	read this CPU's IA32_DEBUGCTL
+ * @debugctl_write:	write this CPU's IA32_DEBUGCTL
+ *
+ * The real implementations are one line each; the KUnit tests supply a
+ * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
+ * NMI context and must be notrace.
+ */
+struct intel_bts_hw {
+	bool (*cpu_has)(unsigned int feature);
+	bool (*pmu_has_bts)(void);
+	bool (*pmu_bts_active)(void);
+	int (*add_exclusive)(void);
+	void (*del_exclusive)(void);
+	int (*reserve)(void);
+	void (*release)(void);
+	struct debug_store *(*ds)(unsigned int cpu);
+	void *(*buffer)(unsigned int cpu);
+	u64 (*debugctl_read)(void);
+	void (*debugctl_write)(u64 val);
+};
+
+/**
+ * struct intel_bts_ds_fields - the four BTS fields of a DS area
+ * @base:	bts_buffer_base
+ * @index:	bts_index, where the CPU writes the next record
+ * @abs_max:	bts_absolute_maximum, where it wraps to @base (circular)
+ * @threshold:	bts_interrupt_threshold
+ */
+struct intel_bts_ds_fields {
+	u64 base;
+	u64 index;
+	u64 abs_max;
+	u64 threshold;
+};
+
+/**
+ * struct intel_bts_cpu - one CPU's state
+ * @ds:		perf's DS area of this CPU, valid while @armed
+ * @recs:	its BTS buffer (direct map), valid while @armed
+ * @perf:	perf's DS BTS fields, saved at arm, written back at disarm
+ * @nr:		capacity in records, valid while @armed
+ * @ctl:	the DEBUGCTL bits of INTEL_BTS_CTL_MASK set while recording
+ * @armed:	the DS fields are ours and @perf holds perf's values
+ * @frozen:	armed, but TR|BTS cleared by a freeze
+ *
+ * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
+ */
+struct intel_bts_cpu {
+	struct debug_store *ds;
+	struct bts_record *recs;
+	struct intel_bts_ds_fields perf;
+	unsigned int nr;
+	u64 ctl;
+	bool armed;
+	bool frozen;
+};
+
+/**
+ * struct intel_bts - the source's global state
+ * @hw:		hardware access (the real one, or the KUnit model)
+ * @nr:		records per CPU
+ * @arm_flags:	BTS_ARM_* of the current arming
+ * @reserved:	exclusivity slot and perf reservation held
+ */
+struct intel_bts {
+	const struct intel_bts_hw *hw;
+	unsigned int nr;
+	unsigned int arm_flags;
+	bool reserved;
+};
+
+/* ---- the real hardware: the only lines that touch MSRs, DS and perf ---- */
+
+static bool intel_bts_hw_cpu_has(unsigned int feature)
+{
+	return boot_cpu_has(feature);
+}
+
+static bool intel_bts_hw_pmu_has_bts(void)
+{
+	return x86_pmu.bts;
+}
+
+static bool intel_bts_hw_pmu_bts_active(void)
+{
+	return x86_pmu.bts_active;
+}
+
+static int intel_bts_hw_add_exclusive(void)
+{
+	return x86_add_exclusive(x86_lbr_exclusive_bts_trace);
+}
+
+static void intel_bts_hw_del_exclusive(void)
+{
+	x86_del_exclusive(x86_lbr_exclusive_bts_trace);
+}
+
+static int intel_bts_hw_reserve(void)
+{
+	return x86_reserve_hardware();
+}
+
+static void intel_bts_hw_release(void)
+{
+	x86_release_hardware();
+}
+
+static notrace struct debug_store *intel_bts_hw_ds(unsigned int cpu)
+{
+	return per_cpu(cpu_hw_events, cpu).ds;
+}
+
+static notrace void *intel_bts_hw_buffer(unsigned int cpu)
+{
+	return per_cpu(cpu_hw_events, cpu).ds_bts_vaddr;
+}
+
+static notrace u64 intel_bts_hw_debugctl_read(void)
+{
+	return get_debugctlmsr();
+}
+
+static notrace void intel_bts_hw_debugctl_write(u64 val)
+{
+	update_debugctlmsr(val);
+}
+
+static const struct intel_bts_hw intel_bts_real_hw = {
+	.cpu_has	= intel_bts_hw_cpu_has,
+	.pmu_has_bts	= intel_bts_hw_pmu_has_bts,
+	.pmu_bts_active	= intel_bts_hw_pmu_bts_active,
+	.add_exclusive	= intel_bts_hw_add_exclusive,
+	.del_exclusive	= intel_bts_hw_del_exclusive,
+	.reserve	= intel_bts_hw_reserve,
+	.release	= intel_bts_hw_release,
+	.ds		= intel_bts_hw_ds,
+	.buffer		= intel_bts_hw_buffer,
+	.debugctl_read	= intel_bts_hw_debugctl_read,
+	.debugctl_write	= intel_bts_hw_debugctl_write,
+};
+
+/* ---- detection ---- */
+
+/**
+ * intel_bts_static_reason - why this machine can never use the source
+ * @hw: hardware access
+ *
+ * Feature bits only, never CPU models. BTS needs X86_FEATURE_BTS (clear
+ * when MISC_ENABLE.BTS_UNAVAIL is set, as every hypervisor does), the
+ * 64-bit DS format (DTES64) and perf having set up BTS (x86_pmu.bts).
+ * DS-CPL is only needed to leave user branches out; see intel_bts_arm().
+ *
+ * Return: NULL, or a one-line reason.
+ */
+static const char *intel_bts_static_reason(const struct intel_bts_hw *hw)
+{
+	if (hw->cpu_has(X86_FEATURE_HYPERVISOR))
+		return "no BTS: running under a hypervisor (no VM exposes BTS)";
+	if (!hw->cpu_has(X86_FEATURE_BTS))
+		return "no BTS: the CPU has no Branch Trace Store";
+	if (!hw->cpu_has(X86_FEATURE_DTES64))
+		return "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)";
+	if (!hw->pmu_has_bts())
+		return "no BTS: perf did not set up BTS on this CPU";
+	return NULL;
+}
+
+/* ---- the per-CPU work: IRQs off, on the CPU itself ---- */
+
+/*
+ * Read-modify-write of DEBUGCTL: clear @clear, then set @set, both within
+ * INTEL_BTS_CTL_MASK. Caller has IRQs off. An NMI between the read and
+ * the write can still lose its own change; the freeze copes by copying the
+ * records out at once (see intel_bts_freeze_this_cpu()).
+ */
+static notrace void intel_bts_debugctl_update(const struct intel_bts_hw *hw,
+					      u64 clear, u64 set)
+{
+	u64 ctl = hw->debugctl_read();
+
+	ctl &= ~(clear & INTEL_BTS_CTL_MASK);
+	ctl |= set & INTEL_BTS_CTL_MASK;
+	hw->debugctl_write(ctl);
+}
+
+/**
+ * intel_bts_ctl_bits - the DEBUGCTL bits to record with
+ * @arm_flags: BTS_ARM_*
+ *
+ * Circular mode: TR and BTS set, BTINT clear. BTS_OFF_OS clear (kernel
+ * branches recorded), BTS_OFF_USR set unless user branches are wanted.
+ */
+static u64 intel_bts_ctl_bits(unsigned int arm_flags)
+{
+	u64 ctl = DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS;
+
+	if (!(arm_flags & BTS_ARM_USER))
+		ctl |= DEBUGCTLMSR_BTS_OFF_USR;
+	return ctl;
+}
+
+/**
+ * intel_bts_cpu_arm - take over one CPU's DS BTS fields and start BTS
+ * @bts:	the source
+ * @c:		this CPU's state
+ * @cpu:	this CPU
+ *
+ * IRQs off, on @cpu. Saves perf's four DS BTS fields, clears the buffer
+ * (so that a record with from == to == 0 is known never written), points
+ * the fields at the whole buffer in circular mode with the interrupt
+ * threshold above the absolute maximum (so that neither BTINT nor perf's
+ * intel_bts NMI handler ever sees a full buffer), then sets the DEBUGCTL
+ * bits.
+ *
+ * Return: 0, or -ENODEV when perf has no DS area or buffer for @cpu.
+ */
+static int intel_bts_cpu_arm(const struct intel_bts *bts,
+			     struct intel_bts_cpu *c, unsigned int cpu)
+{
+	const struct intel_bts_hw *hw = bts->hw;
+	struct debug_store *ds = hw->ds(cpu);
+	void *buf = hw->buffer(cpu);
+	u64 base;
+
+	if (c->armed)
+		return 0;
+	if (!ds || !buf)
+		return -ENODEV;
+
+	c->perf.base = ds->bts_buffer_base;
+	c->perf.index = ds->bts_index;
+	c->perf.abs_max = ds->bts_absolute_maximum;
+	c->perf.threshold = ds->bts_interrupt_threshold;
+	c->ds = ds;
+	c->recs = buf;
+	c->nr = bts->nr;
+	c->ctl = intel_bts_ctl_bits(bts->arm_flags);
+
+	memset(buf, 0, (size_t)c->nr * INTEL_BTS_RECORD_SIZE);
+	base = ds->bts_buffer_base;
+	ds->bts_index = base;
+	ds->bts_absolute_maximum = base + (u64)c->nr * INTEL_BTS_RECORD_SIZE;
+	ds->bts_interrupt_threshold = ds->bts_absolute_maximum +
+				      INTEL_BTS_RECORD_SIZE;
+	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
+	wmb();
+
+	c->armed = true;
+	c->frozen = false;
+	intel_bts_debugctl_update(hw, INTEL_BTS_CTL_MASK, c->ctl);
+	return 0;
+}
+
+/**
+ * intel_bts_cpu_disarm - stop BTS on one CPU and give perf its fields back
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * IRQs off, on the CPU. Clears all five bits this file owns, then writes
+ * perf's four DS BTS fields back exactly as they were at arm time.
+ */
+static void intel_bts_cpu_disarm(const struct intel_bts *bts,
+				 struct intel_bts_cpu *c)
+{
+	struct debug_store *ds = c->ds;
+
+	if (!c->armed)
+		return;
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
+	c->armed = false;
+	c->frozen = false;
+	ds->bts_buffer_base = c->perf.base;
+	ds->bts_index = c->perf.index;
+	ds->bts_absolute_maximum = c->perf.abs_max;
+	ds->bts_interrupt_threshold = c->perf.threshold;
+}
+
+/*
+ * Freeze: one RMW clearing TR|BTS. No fence: BTS stores are coherent with
+ * the CPU's own loads (bts.c). Nothing if the CPU is not armed.
+ */
+static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
+					 struct intel_bts_cpu *c)
+{
+	if (!c->armed || c->frozen)
+		return;
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_RUN, 0);
+	c->frozen = true;
+}
+
+/* Thaw: set TR|BTS again (the OFF bits were left as armed). */
+static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
+				       struct intel_bts_cpu *c)
+{
+	if (!c->armed || !c->frozen)
+		return;
+	c->frozen = false;
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
+}
+
+/**
+ * intel_bts_cpu_read - copy a frozen CPU's newest records, oldest first
+ * @c:		the CPU's state
+ * @out:	room for @n records
+ * @n:		how many of the newest are wanted
+ * @window:	set to what the copy covers
+ *
+ * The CPU writes the next record at bts_index and wraps to the base when
+ * the index reaches the absolute maximum. So the slot at the index holds
+ * the oldest record if the buffer has wrapped, and is still clear
+ * (from == to == 0, cleared at arm) if it has not; then the records are
+ * the slots below the index. An index outside the buffer (a DS area
+ * changed behind our back) yields nothing; an index at the absolute
+ * maximum is taken as the base, a misaligned one is rounded down.
+ *
+ * No locks, no allocation: NMI and oops safe.
+ *
+ * Return: the number of records copied.
+ */
+static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
+					       struct bts_record *out,
+					       unsigned int n,
+					       enum bts_window *window)
+{
+	const struct bts_record *next;
+	unsigned int pos, avail, start, first;
+	u64 base, index;
+	bool wrapped;
+
+	*window = BTS_WINDOW_EMPTY;
+	if (!c->armed || !n)
+		return 0;
+	base = READ_ONCE(c->ds->bts_buffer_base);
+	index = READ_ONCE(c->ds->bts_index);
+	if (index < base || index - base > (u64)c->nr * INTEL_BTS_RECORD_SIZE)
+		return 0;
+	pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
+	if (pos == c->nr)
+		pos = 0;
+
+	next = &c->recs[pos];
+	wrapped = next->from || next->to;
+	avail = wrapped ? c->nr : pos;
+	if (!avail)
+		return 0;
+	n = min(n, avail);
+
+	/* Oldest wanted slot, then copy up to the end and from the base. */
+	start = pos >= n ? pos - n : pos + c->nr - n;
+	first = min(n, c->nr - start);
+	memcpy(out, &c->recs[start], first * sizeof(*out));
+	memcpy(out + first, c->recs, (n - first) * sizeof(*out));
+	*window = wrapped ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
+	return n;
+}
+
+/* ---- reservation: process context ---- */
+
+/**
+ * intel_bts_reserve - take the hardware from perf for arming
+ * @bts: the source
+ *
+ * The exclusivity slot first (perf LBR, BTS, intel_bts and, where it
+ * cannot coexist with LBR, PT users then get -EBUSY, and while they hold
+ * it so do we), then a perf reservation, which allocates the DS areas
+ * and the BTS buffers if nobody holds one yet. perf does not report a
+ * failed allocation: check bts_active and every CPU's buffer.
+ *
+ * Return: 0, -EBUSY (perf holds the hardware) or -ENOMEM (no buffers).
+ */
+static int intel_bts_reserve(struct intel_bts *bts)
+{
+	const struct intel_bts_hw *hw = bts->hw;
+	unsigned int cpu;
+	int ret;
+
+	ret = hw->add_exclusive();
+	if (ret)
+		return -EBUSY;
+	ret = hw->reserve();
+	if (ret) {
+		hw->del_exclusive();
+		return ret;
+	}
+	ret = -ENOMEM;
+	if (!hw->pmu_bts_active())
+		goto undo;
+	for_each_possible_cpu(cpu)
+		if (!hw->ds(cpu) || !hw->buffer(cpu))
+			goto undo;
+	bts->reserved = true;
+	return 0;
+undo:
+	hw->release();
+	hw->del_exclusive();
+	return ret;
+}
+
+/* Undo intel_bts_reserve(): the reservation, then the slot. */
+static void intel_bts_release(struct intel_bts *bts)
+{
+	if (!bts->reserved)
+		return;
+	bts->reserved = false;
+	bts->hw->release();
+	bts->hw->del_exclusive();
+}
+
+/**
+ * intel_bts_reason - why the source cannot be armed now
+ * @bts: the source, not armed
+ *
+ * The feature bits, then a trial of the reservation protocol, so that
+ * "taken by perf" and a failed buffer allocation are told apart.
+ *
+ * Return: NULL or a one-line reason.
+ */
+static const char *intel_bts_reason(struct intel_bts *bts)
+{
+	const char *why = intel_bts_static_reason(bts->hw);
+
+	if (why)
+		return why;
+	switch (intel_bts_reserve(bts)) {
+	case 0:
+		intel_bts_release(bts);
+		return NULL;
+	case -EBUSY:
+		return "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end";
+	default:
+		return "no BTS buffer: perf's Debug Store allocation failed";
+	}
+}
+
+/* ---- the source: the real CPUs ---- */
+
+static struct intel_bts intel_bts = {
+	.hw	= &intel_bts_real_hw,
+	.nr	= INTEL_BTS_NR_RECORDS,
+};
+static DEFINE_PER_CPU(struct intel_bts_cpu, intel_bts_cpus);
+static DEFINE_MUTEX(intel_bts_mutex);
+static int intel_bts_hp_state;	/* cpuhp state while armed, else 0 */
+
+static int intel_bts_cpu_online(unsigned int cpu)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = intel_bts_cpu_arm(&intel_bts, this_cpu_ptr(&intel_bts_cpus),
+				cpu);
+	local_irq_restore(flags);
+	if (ret)
+		pr_warn_once("CPU %u has no DS area or BTS buffer: not recording there\n",
+			     cpu);
+	return 0;
+}
+
+static int intel_bts_cpu_offline(unsigned int cpu)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	intel_bts_cpu_disarm(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+	local_irq_restore(flags);
+	return 0;
+}
+
+static const char *intel_bts_unavailable(void)
+{
+	const char *why;
+
+	mutex_lock(&intel_bts_mutex);
+	why = intel_bts_hp_state ? NULL : intel_bts_reason(&intel_bts);
+	mutex_unlock(&intel_bts_mutex);
+	return why;
+}
+
+static unsigned int intel_bts_capacity(void)
+{
+	return intel_bts.nr;
+}
+
+/**
+ * intel_bts_arm - reserve the hardware and record on every online CPU
+ * @arm_flags: BTS_ARM_*
+ *
+ * Process context. The online callback arms each CPU now and each CPU
+ * that comes online later (after CPUHP_AP_PERF_X86_STARTING has written
+ * its DS_AREA; INIT cleared its DEBUGCTL); the offline callback disarms a
+ * CPU before perf forgets its DS area.
+ *
+ * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
+ * -EOPNOTSUPP when user branches are to be left out but the CPU has no
+ * DS-CPL (CPL-qualified BTS).
+ */
+static int intel_bts_arm(unsigned int arm_flags)
+{
+	const char *why;
+	int ret;
+
+	mutex_lock(&intel_bts_mutex);
+	ret = -EBUSY;
+	if (intel_bts_hp_state)
+		goto out;
+	ret = -ENODEV;
+	why = intel_bts_static_reason(intel_bts.hw);
+	if (why)
+		goto out;
+	ret = -EOPNOTSUPP;
+	if (!(arm_flags & BTS_ARM_USER) &&
+	    !intel_bts.hw->cpu_has(X86_FEATURE_DSCPL)) {
+		pr_info("no DS-CPL: user branches cannot be left out; enable the user option\n");
+		goto out;
+	}
+	ret = intel_bts_reserve(&intel_bts);
+	if (ret) {
+		pr_info("%s\n", ret == -EBUSY ?
+			"BTS taken by perf (LBR, BTS or intel_bts events)" :
+			"perf's Debug Store allocation failed");
+		goto out;
+	}
+	intel_bts.arm_flags = arm_flags;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/intel/bts_trace:online",
+				intel_bts_cpu_online, intel_bts_cpu_offline);
+	if (ret < 0) {
+		intel_bts_release(&intel_bts);
+		goto out;
+	}
+	intel_bts_hp_state = ret;
+	ret = 0;
+out:
+	mutex_unlock(&intel_bts_mutex);
+	return ret;
+}
+
+/* Disarm every online CPU (the offline callback), then release perf's. */
+static void intel_bts_disarm(void)
+{
+	mutex_lock(&intel_bts_mutex);
+	if (intel_bts_hp_state) {
+		cpuhp_remove_state(intel_bts_hp_state);
+		intel_bts_hp_state = 0;
+		intel_bts_release(&intel_bts);
+	}
+	mutex_unlock(&intel_bts_mutex);
+}
+
+/**
+ * intel_bts_freeze_this_cpu - stop BTS on this CPU, keeping the buffer
+ *
+ * One DEBUGCTL read-modify-write. IRQs off, NMI or oops context. A
+ * concurrent RMW of DEBUGCTL that this freeze interrupted, or KVM's
+ * restore of the host DEBUGCTL after a VM exit, can set TR|BTS again:
+ * callers copy the records out right away (bts_core.c does).
+ */
+static notrace void intel_bts_freeze_this_cpu(void)
+{
+	intel_bts_cpu_freeze(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+}
+
+static notrace void intel_bts_thaw_this_cpu(void)
+{
+	intel_bts_cpu_thaw(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+}
+
+static notrace unsigned int intel_bts_read_this_cpu(struct bts_record *buf,
+						    unsigned int n,
+						    enum bts_window *window)
+{
+	return intel_bts_cpu_read(this_cpu_ptr(&intel_bts_cpus), buf, n,
+				  window);
+}
+
+static struct bts_source intel_bts_source = {
+	.name			= "intel_bts",
+	.id			= BTS_SOURCE_HW,
+	.unavailable		= intel_bts_unavailable,
+	.capacity		= intel_bts_capacity,
+	.arm			= intel_bts_arm,
+	.disarm			= intel_bts_disarm,
+	.freeze_this_cpu	= intel_bts_freeze_this_cpu,
+	.thaw_this_cpu		= intel_bts_thaw_this_cpu,
+	.read_this_cpu		= intel_bts_read_this_cpu,
+};
+
+/*
+ * Resume from suspend: perf_restore_debug_store() wrote DS_AREA back but
+ * nothing restores DEBUGCTL. Re-enable BTS on the boot CPU (the only one
+ * online here, IRQs off); the others come back through the online
+ * callback. The DS fields and the buffer survived in memory.
+ */
+static void intel_bts_resume(void)
+{
+	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
+
+	if (c->armed && !c->frozen)
+		intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK,
+					  c->ctl);
+}
+
+static struct syscore_ops intel_bts_syscore_ops = {
+	.resume = intel_bts_resume,
+};
+
+static int __init intel_bts_init(void)
+{
+	const char *why = intel_bts_static_reason(intel_bts.hw);
+	int ret;
+
+	if (why) {
+		pr_info("%s\n", why);
+	} else {
+		register_syscore_ops(&intel_bts_syscore_ops);
+		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
+	}
+	/* Registered either way, so that users see it and why it is off. */
+	ret = bts_register_source(&intel_bts_source);
+	if (ret)
+		pr_warn("cannot register the source: %d\n", ret);
+	return ret;
+}
+device_initcall(intel_bts_init);
+
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+#include "bts_trace_kunit.c"
+#endif

@@ -1,0 +1,1017 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the Intel BTS source (bts_trace.c), #included at its end
+ * under CONFIG_BTS_TRACER_KUNIT_TEST so that they see its static functions.
+ *
+ * The suites intel_bts_model, intel_bts_debugctl and intel_bts_perf run
+ * the source's logic against a software model of the Debug Store
+ * semantics of the Intel SDM (vol. 3, "Branch Trace Store"): a fake DS
+ * area, BTS buffer and IA32_DEBUGCTL that "execute" branches as the CPU
+ * would (a record at bts_index, index advance, wrap to the base at the
+ * absolute maximum when BTINT is clear, the interrupt threshold, the CPL
+ * filter bits), and a fake perf (exclusivity slots, reservation). The
+ * model is reached through the same struct intel_bts_hw as the hardware.
+ *
+ * The suite intel_bts_hw needs real BTS (bare-metal Intel): it skips with
+ * the reason everywhere else, which includes every virtual machine, so
+ * it has not been run by its authors.
+ *
+ * What these tests must never do: touch the real source's state or the
+ * real DEBUGCTL, except in intel_bts_hw after checking that BTS is there
+ * and that no source is armed.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+
+/* ---- the model ---- */
+
+/* A cea-like linear address for the model's buffer; never dereferenced. */
+#define MODEL_BASE	0xfffffe0000401000ULL
+/* Capacity used by most cases: small, so that wraps are easy to make. */
+#define MODEL_NR	8
+/* DEBUGCTL bits that are not ours, set before every case. */
+#define MODEL_CTL_OTHERS (DEBUGCTLMSR_LBR | DEBUGCTLMSR_BTF |		\
+			  DEBUGCTLMSR_BUS_LOCK_DETECT |			\
+			  DEBUGCTLMSR_FREEZE_IN_SMM | BIT_ULL(13))
+
+/**
+ * struct intel_bts_model - fake CPU features, perf, DS area and DEBUGCTL
+ * @hypervisor:	X86_FEATURE_HYPERVISOR
+ * @bts:	X86_FEATURE_BTS
+ * @dtes64:	X86_FEATURE_DTES64
+ * @dscpl:	X86_FEATURE_DSCPL
+ * @pmu_bts:	x86_pmu.bts
+ * @bts_active:	x86_pmu.bts_active after a reservation
+ * @reserve_ret: what the reservation returns
+ * @missing_cpu: CPU whose BTS buffer perf failed to allocate, or -1
+ * @excl_perf:	perf's count in its exclusivity slots (LBR, BTS, PT)
+ * @excl_ours:	count in x86_lbr_exclusive_bts_trace
+ * @reserved:	perf reservation count
+ * @log:	calls to the perf side, in order: A add, D del, R reserve,
+ *		r release
+ * @nlog:	length of @log
+ * @ds:		the DS area
+ * @buf:	the BTS buffer, @buf_nr records
+ * @buf_nr:	records in @buf
+ * @debugctl:	IA32_DEBUGCTL
+ * @ctl_writes:	DEBUGCTL writes
+ * @pmis:	BTS interrupts raised (BTINT set, threshold reached)
+ * @perf_claims: times perf's intel_bts NMI handler would claim an NMI
+ *		(bts_index >= bts_interrupt_threshold after a record)
+ * @faults:	records the CPU would have written outside the buffer
+ */
+struct intel_bts_model {
+	bool hypervisor, bts, dtes64, dscpl, pmu_bts, bts_active;
+	int reserve_ret;
+	int missing_cpu;
+	int excl_perf, excl_ours, reserved;
+	char log[32];
+	unsigned int nlog;
+	struct debug_store *ds;
+	struct bts_record *buf;
+	unsigned int buf_nr;
+	u64 debugctl;
+	unsigned int ctl_writes, pmis, perf_claims, faults;
+};
+
+static struct intel_bts_model *model;
+
+static void model_log(char c)
+{
+	if (model->nlog < sizeof(model->log) - 1)
+		model->log[model->nlog++] = c;
+}
+
+static bool model_cpu_has(unsigned int feature)
+{
+	if (feature == X86_FEATURE_HYPERVISOR)
+		return model->hypervisor;
+	if (feature == X86_FEATURE_BTS)
+		return model->bts;
+	if (feature == X86_FEATURE_DTES64)
+		return model->dtes64;
+	if (feature == X86_FEATURE_DSCPL)
+		return model->dscpl;
+	return false;
+}
+
+
+static bool model_pmu_has_bts(void)
+{
+	return model->pmu_bts;
+}
+
+static bool model_pmu_bts_active(void)
+{
+	return model->reserved && model->bts_active;
+}
+
+/* x86_add_exclusive(): fails only when another slot is held. */
+static int model_add_exclusive(void)
+{
+	model_log('A');
+	if (model->excl_perf)
+		return -EBUSY;
+	model->excl_ours++;
+	return 0;
+}
+
+static void model_del_exclusive(void)
+{
+	model_log('D');
+	model->excl_ours--;
+}
+
+/* What a perf LBR/BTS/intel_bts event does at creation. */
+static int model_perf_add_exclusive(void)
+{
+	if (model->excl_ours)
+		return -EBUSY;
+	model->excl_perf++;
+	return 0;
+}
+
+static int model_reserve(void)
+{
+	model_log('R');
+	if (model->reserve_ret)
+		return model->reserve_ret;
+	model->reserved++;
+	return 0;
+}
+
+static void model_release(void)
+{
+	model_log('r');
+	model->reserved--;
+}
+
+static struct debug_store *model_ds(unsigned int cpu)
+{
+	return model->reserved ? model->ds : NULL;
+}
+
+static void *model_buffer(unsigned int cpu)
+{
+	if (!model->reserved || (int)cpu == model->missing_cpu)
+		return NULL;
+	return model->buf;
+}
+
+static u64 model_debugctl_read(void)
+{
+	return model->debugctl;
+}
+
+static void model_debugctl_write(u64 val)
+{
+	model->debugctl = val;
+	model->ctl_writes++;
+}
+
+static const struct intel_bts_hw intel_bts_model_hw = {
+	.cpu_has	= model_cpu_has,
+	.pmu_has_bts	= model_pmu_has_bts,
+	.pmu_bts_active	= model_pmu_bts_active,
+	.add_exclusive	= model_add_exclusive,
+	.del_exclusive	= model_del_exclusive,
+	.reserve	= model_reserve,
+	.release	= model_release,
+	.ds		= model_ds,
+	.buffer		= model_buffer,
+	.debugctl_read	= model_debugctl_read,
+	.debugctl_write	= model_debugctl_write,
+};
+
+/* The addresses of branch number @i. */
+#define FROM(i)		(0xffffffff81000000ULL + 0x10 * (u64)(i))
+#define TO(i)		(0xffffffff82000000ULL + 0x10 * (u64)(i))
+#define USER_FROM(i)	(0x401000ULL + 0x10 * (u64)(i))
+
+/*
+ * The CPU takes a branch at privilege level @cpl (SDM: a BTS record is
+ * stored when TR and BTS are set, unless BTS_OFF_OS filters CPL 0 or
+ * BTS_OFF_USR filters CPL > 0; then the index advances and, in circular
+ * mode (BTINT clear), goes back to the base at the absolute maximum).
+ */
+static void model_branch(u64 from, u64 to, unsigned int cpl)
+{
+	struct debug_store *ds = model->ds;
+	u64 ctl = model->debugctl, slot;
+	struct bts_record *rec;
+
+	if (!(ctl & DEBUGCTLMSR_TR) || !(ctl & DEBUGCTLMSR_BTS))
+		return;
+	if (cpl == 0 && (ctl & DEBUGCTLMSR_BTS_OFF_OS))
+		return;
+	if (cpl > 0 && (ctl & DEBUGCTLMSR_BTS_OFF_USR))
+		return;
+	if (ds->bts_index < ds->bts_buffer_base ||
+	    ds->bts_index + sizeof(*rec) >
+	    ds->bts_buffer_base + (u64)model->buf_nr * sizeof(*rec)) {
+		model->faults++;
+		return;
+	}
+	slot = (ds->bts_index - ds->bts_buffer_base) / sizeof(*rec);
+	rec = &model->buf[slot];
+	rec->from = from;
+	rec->to = to;
+	rec->flags = BTS_FLAG_PREDICTED;
+	ds->bts_index += sizeof(*rec);
+	if ((ctl & DEBUGCTLMSR_BTINT) &&
+	    ds->bts_index >= ds->bts_interrupt_threshold)
+		model->pmis++;
+	if (ds->bts_index >= ds->bts_interrupt_threshold)
+		model->perf_claims++;
+	if (!(ctl & DEBUGCTLMSR_BTINT) &&
+	    ds->bts_index >= ds->bts_absolute_maximum)
+		ds->bts_index = ds->bts_buffer_base;
+}
+
+/* Kernel branches number @first .. @first + @count - 1. */
+static void model_run(unsigned int first, unsigned int count)
+{
+	unsigned int i;
+
+	for (i = first; i < first + count; i++)
+		model_branch(FROM(i), TO(i), 0);
+}
+
+/*
+ * A fresh model of a BTS-capable CPU with a buffer of @nr records, the DS
+ * fields as perf's alloc_bts_buffer() leaves them, perf's index in use.
+ */
+static void model_init(struct kunit *test, unsigned int nr)
+{
+	struct debug_store *ds;
+
+	model = kunit_kzalloc(test, sizeof(*model), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	model->ds = kunit_kzalloc(test, sizeof(*model->ds), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model->ds);
+	model->buf = kunit_kcalloc(test, nr, sizeof(*model->buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model->buf);
+	model->buf_nr = nr;
+	model->bts = model->dtes64 = model->dscpl = true;
+	model->pmu_bts = model->bts_active = true;
+	model->missing_cpu = -1;
+	model->debugctl = MODEL_CTL_OTHERS;
+	ds = model->ds;
+	ds->bts_buffer_base = MODEL_BASE;
+	ds->bts_index = MODEL_BASE + 3 * sizeof(struct bts_record);
+	ds->bts_absolute_maximum = MODEL_BASE + nr * sizeof(struct bts_record);
+	ds->bts_interrupt_threshold = ds->bts_absolute_maximum -
+				      (nr / 4) * sizeof(struct bts_record);
+}
+
+struct intel_bts_test {
+	struct intel_bts bts;
+	struct intel_bts_cpu c;
+};
+
+/* A model CPU (nr records) with the source reserved and armed. */
+static struct intel_bts_test *model_armed(struct kunit *test,
+					  unsigned int nr,
+					  unsigned int arm_flags)
+{
+	struct intel_bts_test *t;
+
+	model_init(test, nr);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->bts.hw = &intel_bts_model_hw;
+	t->bts.nr = nr;
+	t->bts.arm_flags = arm_flags;
+	KUNIT_ASSERT_EQ(test, intel_bts_reserve(&t->bts), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	return t;
+}
+
+/* Freeze, read up to @n records into @out, thaw. */
+static unsigned int model_read(struct intel_bts_test *t,
+			       struct bts_record *out, unsigned int n,
+			       enum bts_window *w)
+{
+	unsigned int got;
+
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	got = intel_bts_cpu_read(&t->c, out, n, w);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	return got;
+}
+
+/* @out[0 .. count) are branches number @first, @first + 1, ... */
+static void expect_branches(struct kunit *test, const struct bts_record *out,
+			    unsigned int count, unsigned int first)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, out[i].from, FROM(first + i),
+				    "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, out[i].to, TO(first + i),
+				    "record %u", i);
+	}
+}
+
+/* ---- suite intel_bts_model: extraction of the newest records ---- */
+
+static void intel_bts_arm_then_nothing_reads_empty(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	KUNIT_EXPECT_EQ(test, model_read(t, out, MODEL_NR, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+}
+
+static void intel_bts_partial_fill_reads_all_oldest_first(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 5);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 5);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
+	expect_branches(test, out, 5, 0);
+}
+
+static void intel_bts_partial_fill_reads_newest_n(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 5);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 3, &w), 3);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
+	expect_branches(test, out, 3, 2);
+}
+
+static void intel_bts_n_larger_than_recorded_is_clamped(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[100];
+	enum bts_window w;
+
+	model_run(0, 2);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, ARRAY_SIZE(out), &w), 2);
+	expect_branches(test, out, 2, 0);
+}
+
+static void intel_bts_n_larger_than_capacity_is_clamped(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[3 * MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 3 * MODEL_NR + 1);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, ARRAY_SIZE(out), &w),
+			MODEL_NR);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, MODEL_NR, 2 * MODEL_NR + 1);
+}
+
+static void intel_bts_read_zero_copies_nothing(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[1] = { { .from = 1 } };
+	enum bts_window w;
+
+	model_run(0, 4);
+	KUNIT_EXPECT_EQ(test, model_read(t, out, 0, &w), 0);
+	KUNIT_EXPECT_EQ(test, out[0].from, 1);
+}
+
+static void intel_bts_exact_fill_wraps_to_base(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, MODEL_BASE);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), MODEL_NR);
+	/* Nothing was lost, but the hardware cannot tell: say wrapped. */
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, MODEL_NR, 0);
+}
+
+static void intel_bts_wrapped_reads_newest_capacity_in_order(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 13);	/* index now at slot 5; slots 5..7 are oldest */
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), MODEL_NR);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, MODEL_NR, 5);
+}
+
+static void intel_bts_wrapped_newest_n_below_index(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 13);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 3, &w), 3);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, 3, 10);
+}
+
+static void intel_bts_wrapped_newest_n_across_end(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 13);	/* newest 7: slots 6, 7, then 0..4 */
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 7, &w), 7);
+	expect_branches(test, out, 7, 6);
+}
+
+static void intel_bts_many_wraps_keep_newest(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 1003);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), MODEL_NR);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, MODEL_NR, 1003 - MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->faults, 0);
+}
+
+static void intel_bts_full_size_buffer_holds_2730(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, INTEL_BTS_NR_RECORDS, 0);
+	struct bts_record *out;
+	enum bts_window w;
+
+	out = kunit_kcalloc(test, INTEL_BTS_NR_RECORDS + 10, sizeof(*out),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, INTEL_BTS_NR_RECORDS, 2730);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_absolute_maximum,
+			MODEL_BASE + 2730 * 24);
+	model_run(0, 3000);
+	KUNIT_ASSERT_EQ(test,
+			model_read(t, out, INTEL_BTS_NR_RECORDS + 10, &w),
+			2730);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, 2730, 3000 - 2730);
+}
+
+static void intel_bts_capacity_is_perf_cea_buffer(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, intel_bts_source.capacity(),
+			BTS_BUFFER_SIZE / sizeof(struct bts_record));
+	KUNIT_EXPECT_LE(test, intel_bts_source.capacity() *
+			sizeof(struct bts_record), BTS_BUFFER_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, bts_find_source("intel_bts"),
+			    &intel_bts_source);
+}
+
+static void intel_bts_bad_index_reads_nothing(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 4);
+	model->ds->bts_index = MODEL_BASE - 24;
+	KUNIT_EXPECT_EQ(test, model_read(t, out, MODEL_NR, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+	model->ds->bts_index = MODEL_BASE + (MODEL_NR + 1) * 24;
+	KUNIT_EXPECT_EQ(test, model_read(t, out, MODEL_NR, &w), 0);
+}
+
+static void intel_bts_index_at_abs_max_means_base(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, MODEL_NR);
+	model->ds->bts_index = model->ds->bts_absolute_maximum;
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), MODEL_NR);
+	expect_branches(test, out, MODEL_NR, 0);
+}
+
+static void intel_bts_not_armed_reads_nothing(struct kunit *test)
+{
+	struct intel_bts_cpu c = {};
+	struct bts_record out[2];
+	enum bts_window w;
+
+	KUNIT_EXPECT_EQ(test, intel_bts_cpu_read(&c, out, 2, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+}
+
+static void intel_bts_arm_clears_stale_records(struct kunit *test)
+{
+	struct intel_bts_test *t;
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	t = model_armed(test, MODEL_NR, 0);
+	model_run(0, 20);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	KUNIT_EXPECT_EQ(test, model_read(t, out, MODEL_NR, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+	model_run(100, 2);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 2);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
+	expect_branches(test, out, 2, 100);
+}
+
+static void intel_bts_threshold_never_reached(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct debug_store *ds = model->ds;
+
+	KUNIT_EXPECT_GT(test, ds->bts_interrupt_threshold,
+			ds->bts_absolute_maximum);
+	KUNIT_EXPECT_EQ(test, ds->bts_index, ds->bts_buffer_base);
+	model_run(0, 5 * MODEL_NR + 3);
+	KUNIT_EXPECT_EQ(test, model->pmis, 0);
+	KUNIT_EXPECT_EQ(test, model->perf_claims, 0);
+	KUNIT_EXPECT_EQ(test, model->faults, 0);
+	KUNIT_EXPECT_TRUE(test, t->c.armed);
+}
+
+static struct kunit_case intel_bts_model_cases[] = {
+	KUNIT_CASE(intel_bts_arm_then_nothing_reads_empty),
+	KUNIT_CASE(intel_bts_partial_fill_reads_all_oldest_first),
+	KUNIT_CASE(intel_bts_partial_fill_reads_newest_n),
+	KUNIT_CASE(intel_bts_n_larger_than_recorded_is_clamped),
+	KUNIT_CASE(intel_bts_n_larger_than_capacity_is_clamped),
+	KUNIT_CASE(intel_bts_read_zero_copies_nothing),
+	KUNIT_CASE(intel_bts_exact_fill_wraps_to_base),
+	KUNIT_CASE(intel_bts_wrapped_reads_newest_capacity_in_order),
+	KUNIT_CASE(intel_bts_wrapped_newest_n_below_index),
+	KUNIT_CASE(intel_bts_wrapped_newest_n_across_end),
+	KUNIT_CASE(intel_bts_many_wraps_keep_newest),
+	KUNIT_CASE(intel_bts_full_size_buffer_holds_2730),
+	KUNIT_CASE(intel_bts_capacity_is_perf_cea_buffer),
+	KUNIT_CASE(intel_bts_bad_index_reads_nothing),
+	KUNIT_CASE(intel_bts_index_at_abs_max_means_base),
+	KUNIT_CASE(intel_bts_not_armed_reads_nothing),
+	KUNIT_CASE(intel_bts_arm_clears_stale_records),
+	KUNIT_CASE(intel_bts_threshold_never_reached),
+	{}
+};
+
+static struct kunit_suite intel_bts_model_suite = {
+	.name = "intel_bts_model",
+	.test_cases = intel_bts_model_cases,
+};
+
+/* ---- suite intel_bts_debugctl: the bits written, and only those ---- */
+
+static void intel_bts_arm_kernel_only_sets_tr_bts_off_usr(struct kunit *test)
+{
+	model_armed(test, MODEL_NR, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | BIT_ULL(6) | BIT_ULL(7) | BIT_ULL(10));
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 1);
+}
+
+static void intel_bts_arm_user_sets_tr_bts_only(struct kunit *test)
+{
+	model_armed(test, MODEL_NR, BTS_ARM_USER);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | BIT_ULL(6) | BIT_ULL(7));
+}
+
+static void intel_bts_arm_clears_btint_and_off_os(struct kunit *test)
+{
+	struct intel_bts_test *t;
+
+	model_init(test, MODEL_NR);
+	model->debugctl |= DEBUGCTLMSR_BTINT | DEBUGCTLMSR_BTS_OFF_OS |
+			   DEBUGCTLMSR_BTS_OFF_USR;
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->bts.hw = &intel_bts_model_hw;
+	t->bts.nr = MODEL_NR;
+	t->bts.arm_flags = BTS_ARM_USER;
+	KUNIT_ASSERT_EQ(test, intel_bts_reserve(&t->bts), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | BIT_ULL(6) | BIT_ULL(7));
+}
+
+static void intel_bts_freeze_clears_only_tr_bts(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | DEBUGCTLMSR_BTS_OFF_USR);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 2);
+}
+
+static void intel_bts_thaw_sets_armed_bits_again(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	u64 armed = model->debugctl;
+
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, armed);
+}
+
+static void intel_bts_freeze_nests_and_unarmed_is_noop(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct intel_bts_cpu idle = {};
+
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 2);
+	model->debugctl |= DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS;	/* say perf's */
+	intel_bts_cpu_freeze(&t->bts, &idle);
+	intel_bts_cpu_thaw(&t->bts, &idle);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 2);
+	KUNIT_EXPECT_TRUE(test, model->debugctl & DEBUGCTLMSR_BTS);
+}
+
+static void intel_bts_frozen_cpu_records_nothing(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 3);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	model_run(50, 4);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_read(&t->c, out, MODEL_NR, &w), 3);
+	expect_branches(test, out, 3, 0);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	model_run(3, 1);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 4);
+	expect_branches(test, out, 4, 0);
+}
+
+static void intel_bts_kernel_only_filters_user_branches(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_branch(FROM(0), TO(0), 0);
+	model_branch(USER_FROM(1), USER_FROM(2), 3);
+	model_branch(FROM(1), TO(1), 0);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 2);
+	expect_branches(test, out, 2, 0);
+}
+
+static void intel_bts_user_option_records_user_branches(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_USER);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_branch(FROM(0), TO(0), 0);
+	model_branch(USER_FROM(1), USER_FROM(2), 3);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 2);
+	KUNIT_EXPECT_EQ(test, out[1].from, USER_FROM(1));
+	KUNIT_EXPECT_EQ(test, out[1].to, USER_FROM(2));
+}
+
+static void intel_bts_disarm_clears_all_five_bits(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	KUNIT_EXPECT_FALSE(test, t->c.armed);
+	model_run(0, 3);	/* BTS off: nothing lands in perf's buffer */
+	KUNIT_EXPECT_EQ(test, model->buf[3].from, 0);
+}
+
+static void intel_bts_ctl_bit_values_match_sdm(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_TR, BIT(6));
+	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_BTS, BIT(7));
+	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_BTINT, BIT(8));
+	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_BTS_OFF_OS, BIT(9));
+	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_BTS_OFF_USR, BIT(10));
+	KUNIT_EXPECT_EQ(test, INTEL_BTS_CTL_MASK, 0x7c0);
+	KUNIT_EXPECT_EQ(test, intel_bts_ctl_bits(0), 0x4c0);
+	KUNIT_EXPECT_EQ(test, intel_bts_ctl_bits(BTS_ARM_USER), 0xc0);
+}
+
+static struct kunit_case intel_bts_debugctl_cases[] = {
+	KUNIT_CASE(intel_bts_arm_kernel_only_sets_tr_bts_off_usr),
+	KUNIT_CASE(intel_bts_arm_user_sets_tr_bts_only),
+	KUNIT_CASE(intel_bts_arm_clears_btint_and_off_os),
+	KUNIT_CASE(intel_bts_freeze_clears_only_tr_bts),
+	KUNIT_CASE(intel_bts_thaw_sets_armed_bits_again),
+	KUNIT_CASE(intel_bts_freeze_nests_and_unarmed_is_noop),
+	KUNIT_CASE(intel_bts_frozen_cpu_records_nothing),
+	KUNIT_CASE(intel_bts_kernel_only_filters_user_branches),
+	KUNIT_CASE(intel_bts_user_option_records_user_branches),
+	KUNIT_CASE(intel_bts_disarm_clears_all_five_bits),
+	KUNIT_CASE(intel_bts_ctl_bit_values_match_sdm),
+	{}
+};
+
+static struct kunit_suite intel_bts_debugctl_suite = {
+	.name = "intel_bts_debugctl",
+	.test_cases = intel_bts_debugctl_cases,
+};
+
+/* ---- suite intel_bts_perf: sharing the hardware with perf ---- */
+
+static void intel_bts_perf_ds_fields_restored_exactly(struct kunit *test)
+{
+	struct intel_bts_ds_fields before;
+	struct intel_bts_test *t;
+
+	model_init(test, MODEL_NR);
+	before.base = model->ds->bts_buffer_base;
+	before.index = model->ds->bts_index;
+	before.abs_max = model->ds->bts_absolute_maximum;
+	before.threshold = model->ds->bts_interrupt_threshold;
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->bts.hw = &intel_bts_model_hw;
+	t->bts.nr = MODEL_NR;
+	KUNIT_ASSERT_EQ(test, intel_bts_reserve(&t->bts), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	KUNIT_EXPECT_NE(test, model->ds->bts_interrupt_threshold,
+			before.threshold);
+	model_run(0, 11);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_buffer_base, before.base);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, before.index);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_absolute_maximum, before.abs_max);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_interrupt_threshold,
+			before.threshold);
+	intel_bts_release(&t->bts);
+}
+
+static void intel_bts_perf_reserve_takes_slot_then_hardware(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+
+	KUNIT_EXPECT_STREQ(test, model->log, "AR");
+	KUNIT_EXPECT_EQ(test, model->excl_ours, 1);
+	KUNIT_EXPECT_EQ(test, model->reserved, 1);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	intel_bts_release(&t->bts);
+	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
+	KUNIT_EXPECT_EQ(test, model->excl_ours, 0);
+	KUNIT_EXPECT_EQ(test, model->reserved, 0);
+	intel_bts_release(&t->bts);	/* twice: nothing more */
+	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
+}
+
+static void intel_bts_perf_holding_slot_gives_ebusy(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+
+	model_init(test, MODEL_NR);
+	KUNIT_ASSERT_EQ(test, model_perf_add_exclusive(), 0);
+	KUNIT_EXPECT_EQ(test, intel_bts_reserve(&bts), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, model->log, "A");
+	KUNIT_EXPECT_EQ(test, model->reserved, 0);
+	KUNIT_EXPECT_FALSE(test, bts.reserved);
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end");
+}
+
+static void intel_bts_perf_gets_ebusy_while_armed(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+
+	KUNIT_EXPECT_EQ(test, model_perf_add_exclusive(), -EBUSY);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	intel_bts_release(&t->bts);
+	KUNIT_EXPECT_EQ(test, model_perf_add_exclusive(), 0);
+}
+
+static void intel_bts_perf_reserve_failure_undoes_slot(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+
+	model_init(test, MODEL_NR);
+	model->reserve_ret = -EBUSY;
+	KUNIT_EXPECT_EQ(test, intel_bts_reserve(&bts), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, model->log, "ARD");
+	KUNIT_EXPECT_EQ(test, model->excl_ours, 0);
+}
+
+static void intel_bts_perf_bts_inactive_is_enomem(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+
+	model_init(test, MODEL_NR);
+	model->bts_active = false;
+	KUNIT_EXPECT_EQ(test, intel_bts_reserve(&bts), -ENOMEM);
+	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
+	KUNIT_EXPECT_EQ(test, model->reserved, 0);
+	KUNIT_EXPECT_EQ(test, model->excl_ours, 0);
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "no BTS buffer: perf's Debug Store allocation failed");
+}
+
+static void intel_bts_perf_missing_cpu_buffer_is_enomem(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+
+	model_init(test, MODEL_NR);
+	model->missing_cpu = cpumask_last(cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, intel_bts_reserve(&bts), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, model->reserved, 0);
+	KUNIT_EXPECT_EQ(test, model->excl_ours, 0);
+}
+
+static void intel_bts_perf_cpu_without_ds_is_not_armed(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+	struct intel_bts_cpu c = {};
+
+	model_init(test, MODEL_NR);	/* not reserved: perf has no DS */
+	KUNIT_EXPECT_EQ(test, intel_bts_cpu_arm(&bts, &c, 0), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, c.armed);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 0);
+}
+
+static void intel_bts_reason_for_each_missing_feature(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+
+	model_init(test, MODEL_NR);
+	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts));
+	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
+	KUNIT_EXPECT_EQ(test, model->excl_ours + model->reserved, 0);
+	model->pmu_bts = false;
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "no BTS: perf did not set up BTS on this CPU");
+	model->dtes64 = false;
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)");
+	model->bts = false;
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "no BTS: the CPU has no Branch Trace Store");
+	model->bts = true;
+	model->hypervisor = true;
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+			   "no BTS: running under a hypervisor (no VM exposes BTS)");
+	/* DS-CPL is not needed to be available (only to filter user). */
+	model_init(test, MODEL_NR);
+	model->dscpl = false;
+	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts));
+}
+
+static struct kunit_case intel_bts_perf_cases[] = {
+	KUNIT_CASE(intel_bts_perf_ds_fields_restored_exactly),
+	KUNIT_CASE(intel_bts_perf_reserve_takes_slot_then_hardware),
+	KUNIT_CASE(intel_bts_perf_holding_slot_gives_ebusy),
+	KUNIT_CASE(intel_bts_perf_gets_ebusy_while_armed),
+	KUNIT_CASE(intel_bts_perf_reserve_failure_undoes_slot),
+	KUNIT_CASE(intel_bts_perf_bts_inactive_is_enomem),
+	KUNIT_CASE(intel_bts_perf_missing_cpu_buffer_is_enomem),
+	KUNIT_CASE(intel_bts_perf_cpu_without_ds_is_not_armed),
+	KUNIT_CASE(intel_bts_reason_for_each_missing_feature),
+	{}
+};
+
+static struct kunit_suite intel_bts_perf_suite = {
+	.name = "intel_bts_perf",
+	.test_cases = intel_bts_perf_cases,
+};
+
+/* ---- suite intel_bts_hw: real BTS, bare-metal Intel only ---- */
+
+/* Skip unless the real source can be armed here and nothing is armed. */
+static void hw_require_bts(struct kunit *test)
+{
+	const char *why = intel_bts_source.unavailable();
+
+	if (why)
+		kunit_skip(test, "needs real BTS: %s", why);
+	if (bts_armed_source())
+		kunit_skip(test, "needs real BTS: source %s is armed",
+			   bts_armed_source()->name);
+}
+
+static noinline int hw_branchy(int i)
+{
+	return i & 1 ? i * 3 : i + 7;
+}
+
+static void intel_bts_hw_records_kernel_branches(struct kunit *test)
+{
+	struct bts_record *out;
+	enum bts_window w;
+	unsigned int got, i;
+	int sum = 0;
+
+	hw_require_bts(test);
+	out = kunit_kcalloc(test, 64, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	preempt_disable();
+	for (i = 0; i < 100; i++)
+		sum += hw_branchy(i);
+	local_irq_disable();
+	intel_bts_source.freeze_this_cpu();
+	got = intel_bts_source.read_this_cpu(out, 64, &w);
+	intel_bts_source.thaw_this_cpu();
+	local_irq_enable();
+	preempt_enable();
+	intel_bts_source.disarm();
+	KUNIT_EXPECT_EQ(test, got, 64);
+	KUNIT_EXPECT_NE(test, w, BTS_WINDOW_EMPTY);
+	for (i = 0; i < got; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, out[i].from && out[i].to,
+				      "record %u never written (sum %d)", i,
+				      sum);
+}
+
+static void intel_bts_hw_debugctl_bits_on_this_cpu(struct kunit *test)
+{
+	u64 armed, disarmed;
+
+	hw_require_bts(test);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	preempt_disable();
+	armed = get_debugctlmsr();
+	preempt_enable();
+	intel_bts_source.disarm();
+	preempt_disable();
+	disarmed = get_debugctlmsr();
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, armed & INTEL_BTS_CTL_MASK,
+			DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS |
+			DEBUGCTLMSR_BTS_OFF_USR);
+	KUNIT_EXPECT_EQ(test, disarmed & INTEL_BTS_CTL_MASK, 0);
+}
+
+static void intel_bts_hw_perf_fields_restored(struct kunit *test)
+{
+	struct intel_bts_ds_fields before, after;
+	struct debug_store *ds;
+	int cpu;
+
+	hw_require_bts(test);
+	/* Hold perf's DS area ourselves, so it lives across the disarm. */
+	KUNIT_ASSERT_EQ(test, x86_reserve_hardware(), 0);
+	cpu = get_cpu();
+	ds = per_cpu(cpu_hw_events, cpu).ds;
+	put_cpu();
+	if (!ds) {
+		x86_release_hardware();
+		kunit_skip(test, "perf has no DS area on CPU %d", cpu);
+	}
+	before = (struct intel_bts_ds_fields){ ds->bts_buffer_base,
+		ds->bts_index, ds->bts_absolute_maximum,
+		ds->bts_interrupt_threshold };
+	KUNIT_EXPECT_EQ(test, intel_bts_source.arm(BTS_ARM_USER), 0);
+	msleep(20);
+	intel_bts_source.disarm();
+	after = (struct intel_bts_ds_fields){ ds->bts_buffer_base,
+		ds->bts_index, ds->bts_absolute_maximum,
+		ds->bts_interrupt_threshold };
+	x86_release_hardware();
+	KUNIT_EXPECT_EQ(test, after.base, before.base);
+	KUNIT_EXPECT_EQ(test, after.index, before.index);
+	KUNIT_EXPECT_EQ(test, after.abs_max, before.abs_max);
+	KUNIT_EXPECT_EQ(test, after.threshold, before.threshold);
+}
+
+static void intel_bts_hw_perf_lbr_excluded_while_armed(struct kunit *test)
+{
+	hw_require_bts(test);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	KUNIT_EXPECT_EQ(test, x86_add_exclusive(x86_lbr_exclusive_lbr), -EBUSY);
+	intel_bts_source.disarm();
+	KUNIT_EXPECT_EQ(test, x86_add_exclusive(x86_lbr_exclusive_lbr), 0);
+	x86_del_exclusive(x86_lbr_exclusive_lbr);
+}
+
+static struct kunit_case intel_bts_hw_cases[] = {
+	KUNIT_CASE(intel_bts_hw_records_kernel_branches),
+	KUNIT_CASE(intel_bts_hw_debugctl_bits_on_this_cpu),
+	KUNIT_CASE(intel_bts_hw_perf_fields_restored),
+	KUNIT_CASE(intel_bts_hw_perf_lbr_excluded_while_armed),
+	{}
+};
+
+static struct kunit_suite intel_bts_hw_suite = {
+	.name = "intel_bts_hw",
+	.test_cases = intel_bts_hw_cases,
+};
+
+kunit_test_suites(&intel_bts_model_suite, &intel_bts_debugctl_suite,
+		  &intel_bts_perf_suite, &intel_bts_hw_suite);
