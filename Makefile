@@ -1,0 +1,72 @@
+# bts: top-level driver. The project is an overlay on Linux 6.12 (Debian's
+# linux-source-6.12): `make kernel` unpacks it under $(BUILD), copies the
+# overlay in, applies patches/series and builds a small test kernel.
+#
+#   make deps      install what the build and the tests need (apt)
+#   make kernel    build the test kernel ($(BUILD)/obj/arch/x86/boot/bzImage)
+#   make tools     build tools/bts-dump
+#   make vm        boot the test kernel in QEMU with a shell on the console
+#   make demo      boot, arm bts, provoke an oops, show the captured history
+#   make check     every test: host, KUnit, guest scenarios; DEBUG=1 for
+#                  the lockdep/KASAN kernel
+#   make lint      checkpatch --strict and W=1 on the project's kernel files
+#   make bench     benchmarks (figures printed, no assertions)
+#   make series    the whole project as a git-am series onto 6.12
+
+TOP		:= $(CURDIR)
+BUILD		?= $(TOP)/build
+DEBUG		?= 0
+ifeq ($(DEBUG),1)
+KVARIANT	:= debug
+KFRAGS		:= $(TOP)/configs/bts-test.config $(TOP)/configs/bts-debug.config
+else
+KVARIANT	:= test
+KFRAGS		:= $(TOP)/configs/bts-test.config
+endif
+KSRC		:= $(BUILD)/linux
+KOBJ		:= $(BUILD)/obj-$(KVARIANT)
+BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
+INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
+JOBS		?= $(shell nproc)
+export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
+
+.PHONY: all deps kernel tools initramfs vm demo check lint bench series clean distclean
+
+all: kernel tools
+
+deps:
+	@$(TOP)/harness/deps.sh
+
+kernel:
+	@$(TOP)/harness/build-kernel.sh
+
+tools:
+	@$(MAKE) -s -C $(TOP)/tools/bts-dump
+
+initramfs: tools
+	@$(TOP)/harness/mkinitramfs.sh $(INITRAMFS)
+
+vm: kernel initramfs
+	@$(TOP)/harness/run-vm.sh --interactive
+
+demo: kernel initramfs
+	@$(TOP)/harness/demo.sh
+
+check:
+	@python3 $(TOP)/harness/check.py
+
+lint: kernel
+	@$(TOP)/harness/lint.sh
+
+bench: kernel initramfs
+	@$(TOP)/harness/bench.sh
+
+series:
+	@$(TOP)/harness/mkseries.sh $(BUILD)/series
+
+clean:
+	@$(MAKE) -s -C $(TOP)/tools/bts-dump clean
+	rm -rf $(BUILD)/obj-* $(BUILD)/check $(INITRAMFS)
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,133 @@
+#!/bin/bash
+# Build the test kernel: pristine linux-source-6.12 + the project's overlay
+# files + patches/series, configured from tinyconfig and configs/*.config.
+#
+# Incremental: the tree is a hard-linked copy of the pristine source; only
+# files the series or the overlay change are replaced, and only when their
+# content changes, so make rebuilds just what depends on them. When the
+# series changes, every file an old or new patch touches is restored from
+# the pristine source before the new series is applied.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${BUILD:=$top/build}" "${KVARIANT:=test}" "${JOBS:=$(nproc)}"
+: "${KSRC:=$BUILD/linux}" "${KOBJ:=$BUILD/obj-$KVARIANT}"
+: "${KFRAGS:=$top/configs/bts-test.config}"
+tarball=/usr/src/linux-source-6.12.tar.xz
+pristine=$BUILD/pristine/linux-source-6.12
+overlay_dirs=(arch include kernel Documentation)
+
+say() { echo "kernel: $*"; }
+die() { echo "kernel: error: $*" >&2; exit 1; }
+
+[ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
+mkdir -p "$BUILD"
+
+if [ ! -f "$pristine/Makefile" ]; then
+	say "unpacking $(basename "$tarball")"
+	rm -rf "$BUILD/pristine" "$KSRC" "$BUILD/applied."*
+	mkdir -p "$BUILD/pristine"
+	tar -C "$BUILD/pristine" -xf "$tarball"
+fi
+if [ ! -f "$KSRC/Makefile" ]; then
+	rm -rf "$KSRC" "$BUILD/applied."*
+	cp -al "$pristine" "$KSRC"
+fi
+
+# Replace $KSRC/$1 by a private copy of the pristine file (or remove it).
+restore() {
+	if [ -e "$pristine/$1" ]; then
+		cp --remove-destination "$pristine/$1" "$KSRC/$1"
+	else
+		rm -f "$KSRC/$1"
+	fi
+}
+
+# --- the patch series --------------------------------------------------
+series=$top/patches/series
+mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$series")
+sum=$( (cat "$series"; for p in "${patches[@]}"; do cat "$top/patches/$p"; done) |
+	sha256sum | cut -d' ' -f1)
+if [ "$(cat "$BUILD/applied.sum" 2>/dev/null)" != "$sum" ]; then
+	touched() {
+		for p in "${patches[@]}"; do
+			sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$top/patches/$p"
+		done
+	}
+	{ cat "$BUILD/applied.files" 2>/dev/null || true; touched; } |
+		sort -u > "$BUILD/applied.files.new"
+	mv "$BUILD/applied.files.new" "$BUILD/applied.files"
+	rm -f "$BUILD/applied.sum"
+	while read -r f; do restore "$f"; done < "$BUILD/applied.files"
+	for p in "${patches[@]}"; do
+		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
+		if ! out=$(patch -d "$KSRC" -p1 -N -s --no-backup-if-mismatch -r - \
+				< "$top/patches/$p" 2>&1); then
+			echo "$out" >&2
+			die "patch $p does not apply to linux-source-6.12"
+		fi
+		say "applied $p"
+	done
+	touched > "$BUILD/applied.files"
+	echo "$sum" > "$BUILD/applied.sum"
+fi
+
+# --- the overlay -------------------------------------------------------
+list_overlay() {
+	(cd "$top" && git ls-files -co --exclude-standard -- "${overlay_dirs[@]}" 2>/dev/null ||
+		find "${overlay_dirs[@]}" -type f 2>/dev/null) | sort -u |
+		while read -r f; do [ -f "$top/$f" ] && echo "$f"; done
+}
+list_overlay > "$BUILD/overlay.files.new"
+if [ -f "$BUILD/overlay.files" ]; then
+	# Files that left the overlay: back to pristine (or gone).
+	comm -23 "$BUILD/overlay.files" "$BUILD/overlay.files.new" |
+		while read -r f; do restore "$f"; done
+fi
+# -c: copy only what changed, so mtimes of unchanged files stay put.
+rsync -rc --files-from="$BUILD/overlay.files.new" "$top/" "$KSRC/"
+mv "$BUILD/overlay.files.new" "$BUILD/overlay.files"
+
+# --- configuration -----------------------------------------------------
+kmake() {
+	make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP="bts test kernel" KBUILD_BUILD_USER=bts \
+		KBUILD_BUILD_HOST=bts "$@"
+}
+cfgsum=$(cat "$top/harness/build-kernel.sh" $KFRAGS | sha256sum | cut -d' ' -f1)
+if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.config.bts" 2>/dev/null)" != "$cfgsum" ]; then
+	say "configuring $KVARIANT kernel from tinyconfig + $(cd "$top" && echo $KFRAGS | sed "s#$top/##g")"
+	mkdir -p "$KOBJ"
+	kmake tinyconfig >/dev/null
+	(cd "$KSRC" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O "$KOBJ" \
+		"$KOBJ/.config" $KFRAGS >/dev/null)
+	kmake olddefconfig >/dev/null
+	bad=0
+	for frag in $KFRAGS; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=n)
+				sym=${line%%=*}
+				if grep -q "^$sym=" "$KOBJ/.config"; then
+					echo "kernel: error: $(basename "$frag"): $sym is set" >&2
+					bad=1
+				fi ;;
+			CONFIG_*)
+				if ! grep -qxF "$line" "$KOBJ/.config"; then
+					echo "kernel: error: $(basename "$frag"): $line did not stick" \
+						"($(grep "^${line%%=*}=" "$KOBJ/.config" || echo unset))" >&2
+					bad=1
+				fi ;;
+			esac
+		done < "$frag"
+	done
+	[ $bad -eq 0 ] || die "the config fragment does not apply"
+	echo "$cfgsum" > "$KOBJ/.config.bts"
+fi
+
+say "building $KVARIANT kernel ($JOBS jobs)"
+if ! kmake -j"$JOBS" bzImage 2> "$KOBJ/build.log"; then
+	grep -E 'error|Error' "$KOBJ/build.log" | head -30 >&2
+	die "build failed (full log: $KOBJ/build.log)"
+fi
+grep -E 'warning:' "$KOBJ/build.log" | grep -E 'bts' >&2 || true
+say "ok: $KOBJ/arch/x86/boot/bzImage"

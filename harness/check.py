@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""make check: run every bts test and end with 'N passed, N failed'.
+
+Steps, each reported as tests: host tests (tools/bts-dump, TAP), the
+kernel build (a patch that does not apply or a compile error fails here,
+named), the initramfs, then one QEMU boot per scenario, two at a time:
+
+  kunit     KUnit suites built into the test kernel (KTAP on the console)
+  shared    every guest test without '# bts-boot: own', in one boot
+  <test>    each guest test with '# bts-boot: own', in a boot of its own
+
+Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
+/init writes to the host over 9p. Header lines configure a test:
+
+  # bts-boot: own              boot of its own (oops and panic scenarios)
+  # bts-cmdline: ARGS          extra kernel command line for that boot
+  # bts-expect: oops,bug,panic,warn   kernel-log reports it provokes
+  # bts-timeout: SECONDS       boot time limit (default 300; x3 with DEBUG)
+
+A file NAME.host next to NAME.sh is run on the host after the boot, with
+the console log and the share folder as arguments, and prints TAP too:
+that is how panic scenarios are judged. A boot that times out, a test
+that reports nothing or fewer results than it planned, and any WARNING,
+BUG, lockdep, KASAN or UBSAN report in the guest's kernel log that the
+scenario did not provoke on purpose, count as failures.
+"""
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+DEBUG = os.environ.get("DEBUG", "0") == "1"
+VARIANT = "debug" if DEBUG else "test"
+TESTS = os.path.join(TOP, "tools/testing/selftests/bts")
+OUT = os.path.join(BUILD, "check", VARIANT)
+ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
+
+results = []
+
+
+def record(name, ok, detail="", skip=False):
+    results.append((name, ok, skip))
+    word = "ok" if ok else "FAIL"
+    if skip:
+        word = "skip"
+    line = f"[{word:4}] {name}"
+    if detail and (not ok or skip):
+        line += f": {detail}"
+    print(line, flush=True)
+
+
+def run_step(name, cmd, log):
+    """Run a build step; on failure record it with the lines that say why."""
+    t0 = time.time()
+    with open(log, "w") as f:
+        p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=TOP)
+    text = open(log).read()
+    if p.returncode != 0:
+        why = [l for l in text.splitlines() if "error" in l.lower()]
+        why = why[-3:] or text.splitlines()[-3:]
+        record(name, False, " | ".join(why) + f" (log: {log})")
+        return False
+    record(name, True)
+    print(f"       {name} took {time.time() - t0:.0f} s", flush=True)
+    return True
+
+
+TAP_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$")
+
+
+def parse_tap(text, prefix, allow_short=False):
+    """Record TAP results; check the plan. Returns the number of results."""
+    plan = None
+    n = 0
+    for line in text.splitlines():
+        line = line.rstrip()
+        m = re.match(r"^1\.\.(\d+)", line)
+        if m:
+            plan = int(m.group(1))
+            continue
+        m = TAP_RE.match(line)
+        if not m:
+            continue
+        n += 1
+        desc = m.group(3)
+        skip = re.search(r"#\s*SKIP\b(.*)", desc, re.I)
+        name = prefix + ": " + re.sub(r"\s*#.*$", "", desc)
+        if skip:
+            record(name, True, skip.group(1).strip(), skip=True)
+        else:
+            record(name, m.group(1) == "ok")
+    if plan is None and n == 0:
+        if not allow_short:
+            record(f"{prefix}: reported nothing", False)
+    elif plan is None and not allow_short:
+        record(f"{prefix}: no TAP plan", False, "stopped before the end?")
+    elif plan is not None and n != plan and not allow_short:
+        record(f"{prefix}: planned {plan} results, got {n}", False,
+               "crashed or stopped early")
+    return n
+
+
+TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+
+
+def strip_ts(line):
+    return TS_RE.sub("", line.rstrip("\r\n"))
+
+
+def parse_ktap(console, prefix):
+    """Record each KUnit case of the KTAP on the console."""
+    plan = None
+    suites = 0
+    cases = 0
+    suite = None
+    for raw in console.splitlines():
+        line = strip_ts(raw)
+        if re.match(r"^1\.\.(\d+)$", line):
+            plan = int(line[3:])
+            continue
+        m = re.match(r"^    # Subtest: (\S+)", line)
+        if m:
+            suite = m.group(1)
+            continue
+        m = re.match(r"^( *)(not ok|ok) (\d+) (\S+)(.*)$", line)
+        if not m:
+            continue
+        indent = len(m.group(1))
+        if indent == 0:
+            suites += 1
+            continue
+        if indent != 4:
+            continue
+        cases += 1
+        rest = m.group(5)
+        skip = re.search(r"#\s*SKIP\b(.*)", rest)
+        name = f"{prefix}: {suite}.{m.group(4)}"
+        if skip:
+            record(name, True, skip.group(1).strip() or "skipped", skip=True)
+        else:
+            record(name, m.group(2) == "ok")
+    if plan is None:
+        record(f"{prefix}: no KTAP output", False)
+    elif suites != plan:
+        record(f"{prefix}: planned {plan} suites, got {suites}", False,
+               "the kernel crashed or hung during KUnit")
+    return cases
+
+
+BAD = re.compile(r"(WARNING:|BUG:|KASAN:|UBSAN:|possible circular locking|"
+                 r"inconsistent lock state|possible recursive locking|"
+                 r"Oops|general protection fault|kernel BUG at|"
+                 r"Kernel panic|Call Trace:|int3)")
+ALLOWED = {
+    "oops": r"(Oops|BUG: unable to handle|BUG: kernel NULL pointer|"
+            r"general protection fault|Call Trace:|Kernel panic - not syncing: Fatal exception)",
+    "bug": r"(kernel BUG at|Oops|invalid opcode|Call Trace:|"
+           r"Kernel panic - not syncing: Fatal exception)",
+    "panic": r"(Kernel panic|Call Trace:)",
+    "warn": r"(WARNING:|Call Trace:)",
+}
+
+
+def check_kernel_log(console, prefix, expect):
+    allowed = [re.compile(ALLOWED[e]) for e in expect if e in ALLOWED]
+    bad = []
+    for raw in console.splitlines():
+        line = strip_ts(raw)
+        if not BAD.search(line) or line.startswith("BTS-GUEST") or "# " in line[:8]:
+            continue
+        if any(a.search(line) for a in allowed):
+            continue
+        bad.append(line.strip())
+    if bad:
+        record(f"{prefix}: kernel log clean", False, " | ".join(bad[:3]))
+    else:
+        record(f"{prefix}: kernel log clean", True)
+
+
+def directives(path):
+    d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300"}
+    with open(path) as f:
+        for line in f.read().splitlines()[:30]:
+            m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
+            if m:
+                d[m.group(1)] = m.group(2).strip()
+    return d
+
+
+class Boot:
+    def __init__(self, name, tests, append="", expect=(), timeout=300,
+                 kunit=False):
+        self.name = name
+        self.tests = tests
+        self.append = append
+        self.expect = list(expect)
+        self.timeout = timeout * (3 if DEBUG else 1)
+        self.kunit = kunit
+        self.dir = os.path.join(OUT, name)
+        self.rc = None
+        self.secs = 0
+
+    def run(self):
+        os.makedirs(self.dir, exist_ok=True)
+        for f in glob.glob(os.path.join(self.dir, "*")):
+            if os.path.isfile(f):
+                os.unlink(f)
+        tests = ",".join(self.tests) if self.tests else "none"
+        append = f"bts.tests={tests} {self.append}".strip()
+        if not self.kunit:
+            append += " kunit.enable=0"
+        t0 = time.time()
+        p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
+                            "--share", self.dir,
+                            "--log", os.path.join(self.dir, "console.log"),
+                            "--timeout", str(self.timeout),
+                            "--append", append])
+        self.rc = p.returncode
+        self.secs = time.time() - t0
+        return self
+
+
+def evaluate(boot):
+    prefix = f"{boot.name}"
+    log = os.path.join(boot.dir, "console.log")
+    console = open(log, errors="replace").read() if os.path.exists(log) else ""
+    print(f"       boot {boot.name}: {boot.secs:.0f} s, console {log}", flush=True)
+    if boot.rc in (124, 137):
+        record(f"{prefix}: boot finished within {boot.timeout} s", False,
+               "timed out (hung guest?)")
+    elif boot.rc != 0:
+        record(f"{prefix}: qemu exited cleanly", False, f"exit status {boot.rc}")
+    if boot.kunit:
+        parse_ktap(console, "kunit")
+    panicking = "panic" in boot.expect
+    for t in boot.tests:
+        name = t[:-3] if t.endswith(".sh") else t
+        tap = os.path.join(boot.dir, t + ".tap")
+        text = open(tap, errors="replace").read() if os.path.exists(tap) else ""
+        parse_tap(text, name, allow_short=panicking)
+        err = os.path.join(boot.dir, t + ".err")
+        if os.path.exists(err) and os.path.getsize(err) and not text:
+            print(f"       {name} stderr: {open(err).read()[-500:]}")
+        host = os.path.join(TESTS, name + ".host")
+        if os.path.exists(host):
+            p = subprocess.run([host, log, boot.dir], capture_output=True,
+                               text=True)
+            parse_tap(p.stdout, name + " (host)")
+            if p.returncode != 0 and p.stderr:
+                print(p.stderr[-1000:])
+    if "BTS-GUEST: done" not in console and not panicking and not boot.kunit:
+        record(f"{prefix}: guest ran to the end", False,
+               "no 'BTS-GUEST: done' on the console")
+    check_kernel_log(console, prefix, boot.expect)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    t0 = time.time()
+    print(f"== bts check ({VARIANT} kernel), logs in {OUT}", flush=True)
+
+    # Host tests.
+    if not ONLY:
+        if run_step("host: build tools/bts-dump", ["make", "-s", "tools"],
+                    os.path.join(OUT, "tools.log")):
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test"],
+                               cwd=TOP, capture_output=True, text=True)
+            with open(os.path.join(OUT, "host-tests.log"), "w") as f:
+                f.write(p.stdout + p.stderr)
+            parse_tap(p.stdout, "host: bts-dump")
+            if p.returncode != 0:
+                record("host: bts-dump tests exit status", False,
+                       f"{p.returncode}; {p.stderr.strip()[-300:]}")
+
+    # The kernel and the initramfs.
+    ok = run_step(f"build: {VARIANT} kernel (overlay, patches/series, config)",
+                  ["make", "-s", "kernel", f"DEBUG={int(DEBUG)}"],
+                  os.path.join(OUT, "kernel.log"))
+    ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
+                         os.path.join(OUT, "initramfs.log"))
+
+    if ok:
+        if not ONLY and not DEBUG:
+            vmlinux = os.path.join(BUILD, "obj-test/vmlinux")
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-vmlinux", f"VMLINUX={vmlinux}",
+                                f"SYSTEM_MAP={os.path.dirname(vmlinux)}/System.map"],
+                               cwd=TOP, capture_output=True, text=True)
+            if "1.." in p.stdout or "ok" in p.stdout:
+                parse_tap(p.stdout, "host: bts-dump vmlinux")
+            if p.returncode != 0:
+                record("host: bts-dump vmlinux tests exit status", False,
+                       p.stderr.strip()[-300:])
+        boots = [Boot("kunit", [], append="kunit.enable=1", kunit=True,
+                      timeout=300)]
+        shared = []
+        for path in sorted(glob.glob(os.path.join(TESTS, "*.sh"))):
+            t = os.path.basename(path)
+            if t.startswith("lib"):
+                continue
+            d = directives(path)
+            if d["boot"] == "own":
+                boots.append(Boot(t[:-3], [t], append=d["cmdline"],
+                                  expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
+                                  timeout=int(d["timeout"])))
+            else:
+                shared.append(t)
+        if shared:
+            boots.insert(1, Boot("shared", shared, timeout=600))
+        if ONLY:
+            boots = [b for b in boots if re.search(ONLY, b.name)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+            for boot in ex.map(lambda b: b.run(), boots):
+                evaluate(boot)
+
+    passed = sum(1 for _, ok, skip in results if ok and not skip)
+    failed = sum(1 for _, ok, _ in results if not ok)
+    skipped = sum(1 for _, _, skip in results if skip)
+    if failed:
+        print("\nfailed:")
+        for name, ok, _ in results:
+            if not ok:
+                print(f"  {name}")
+    print(f"\n== {time.time() - t0:.0f} s")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

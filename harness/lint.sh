@@ -1,0 +1,21 @@
+#!/bin/bash
+# make lint: checkpatch --strict and a W=1 build of the project's kernel files.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${BUILD:=$top/build}" "${KSRC:=$BUILD/linux}" "${KOBJ:=$BUILD/obj-test}"
+cd "$top"
+files=$(git ls-files -co --exclude-standard -- arch include kernel | grep -E '\.[ch]$')
+rc=0
+echo "== checkpatch --strict"
+perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files || rc=1
+for p in $(grep -v '^#' patches/series); do
+	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse -q \
+		--ignore FILE_PATH_CHANGES patches/$p || rc=1
+done
+echo "== W=1"
+objs=$(echo "$files" | grep '\.c$' | grep -v kunit | sed 's/\.c$/.o/')
+make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" W=1 $objs 2>&1 |
+	grep -E 'warning|error' && rc=1
+[ $rc -eq 0 ] && echo "lint: clean"
+exit $rc

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Build the guest initramfs: busybox-static, the host's trace-cmd and the
+# libraries ldd lists for it, tools/bts-dump, the guest tests and /init.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,host,usr/bin,usr/sbin}
+cp /bin/busybox "$root/bin/busybox"
+for app in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
+done
+
+# Copy a program and the shared libraries it needs, at the same paths.
+copy_prog() {
+	local prog=$1 dest=$2 lib
+	cp "$prog" "$root/$dest"
+	for lib in $(ldd "$prog" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+		mkdir -p "$root/$(dirname "$lib")"
+		cp -L "$lib" "$root/$lib"
+	done
+}
+copy_prog "$(command -v trace-cmd)" usr/bin/trace-cmd
+bd=$top/tools/bts-dump/bts-dump
+if [ -x "$bd" ]; then
+	copy_prog "$bd" usr/bin/bts-dump
+fi
+# libtraceevent plugins are dlopen'ed by trace-cmd report
+for d in /usr/lib/x86_64-linux-gnu/traceevent/plugins; do
+	[ -d "$d" ] && mkdir -p "$root/$d" && cp "$d"/*.so "$root/$d/" 2>/dev/null || true
+done
+
+cp -r "$top/tools/testing/selftests/bts" "$root/tests"
+cp "$top/harness/guest/init" "$root/init"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bts: per-CPU branch history ("branch flight recorder").
+ *
+ * This header is the contract between the three kernel layers of bts:
+ *
+ *   branch sources     arch/x86/events/intel/bts_trace.c (Intel BTS),
+ *                      kernel/trace/trace_bts_sw.c (software call edges)
+ *   core               kernel/trace/bts_core.c: the registry of sources,
+ *                      the armed source, per-CPU snapshots, fault capture
+ *   users              kernel/trace/trace_bts.c (the ftrace tracer), and
+ *                      any kernel code that wants branch history
+ *
+ * A source records each CPU's most recent taken branches into a per-CPU
+ * circular buffer of fixed capacity. A user freezes a CPU, copies its
+ * newest records out (oldest first) and thaws it again. The hooks on the
+ * oops, BUG and panic paths freeze the faulting CPU before anything else
+ * runs, so that the history ends at the fault.
+ *
+ * Nothing declared here may sleep except where the kernel-doc says so:
+ * the freeze, thaw and read operations run in NMI and oops context.
+ */
+#ifndef _LINUX_BTS_H
+#define _LINUX_BTS_H
+
+#include <linux/types.h>
+#include <linux/bits.h>
+#include <linux/jump_label.h>
+
+struct pt_regs;
+
+/**
+ * struct bts_record - one taken branch
+ * @from:	address of the branch instruction
+ * @to:		address of its target
+ * @flags:	BTS_FLAG_* bits
+ *
+ * The layout is the 64-bit Branch Trace Store record of the Intel SDM
+ * (24 bytes); every source and every dump uses it unchanged.
+ */
+struct bts_record {
+	u64 from;
+	u64 to;
+	u64 flags;
+};
+
+/* Written by the hardware: the branch was predicted (model-specific). */
+#define BTS_FLAG_PREDICTED	BIT_ULL(4)
+/* Set by bts: @from is the faulting instruction, @to the exception entry. */
+#define BTS_FLAG_FAULT		BIT_ULL(62)
+/* Set by bts: recorded by the software source (a call edge, not BTS). */
+#define BTS_FLAG_SW		BIT_ULL(63)
+
+/**
+ * enum bts_source_id - which kind of source produced a history
+ * @BTS_SOURCE_NONE:	no source (nothing armed)
+ * @BTS_SOURCE_HW:	Intel Branch Trace Store
+ * @BTS_SOURCE_SW:	software: call edges seen by an ftrace_ops hook
+ *
+ * The values are part of the dump format (Documentation/trace/bts.rst).
+ */
+enum bts_source_id {
+	BTS_SOURCE_NONE	= 0,
+	BTS_SOURCE_HW	= 1,
+	BTS_SOURCE_SW	= 2,
+};
+
+/**
+ * enum bts_window - what a copied history covers
+ * @BTS_WINDOW_EMPTY:	nothing was recorded since the CPU was armed
+ * @BTS_WINDOW_PARTIAL:	the buffer never wrapped: everything since arming
+ * @BTS_WINDOW_WRAPPED:	the buffer wrapped: older branches were overwritten
+ */
+enum bts_window {
+	BTS_WINDOW_EMPTY	= 0,
+	BTS_WINDOW_PARTIAL	= 1,
+	BTS_WINDOW_WRAPPED	= 2,
+};
+
+/**
+ * enum bts_reason - why a history was captured
+ * @BTS_REASON_DUMP:	on demand (the tracer's dump file, bts_snapshot_cpu())
+ * @BTS_REASON_OOPS:	oops_begin(): page fault, die(), die_addr()
+ * @BTS_REASON_BUG:	BUG() (handle_bug() before report_bug())
+ * @BTS_REASON_PANIC:	panic() entry
+ * @BTS_REASON_GPF:	general protection fault (DIE_GPF)
+ * @BTS_REASON_WARN:	WARN(), only with the capture-on-WARN option
+ *
+ * The values are part of the dump format and of the ftrace:bts entry.
+ */
+enum bts_reason {
+	BTS_REASON_DUMP		= 0,
+	BTS_REASON_OOPS		= 1,
+	BTS_REASON_BUG		= 2,
+	BTS_REASON_PANIC	= 3,
+	BTS_REASON_GPF		= 4,
+	BTS_REASON_WARN		= 5,
+	BTS_REASON_MAX,
+};
+
+/* Arm flags: record user-mode branches too (default: kernel and user). */
+#define BTS_ARM_USER		BIT(0)
+
+/**
+ * struct bts_source - a branch source
+ * @name:	short name shown to users ("intel_bts", "sw")
+ * @id:		BTS_SOURCE_*
+ * @unavailable: returns NULL when the source can be armed on this
+ *		machine, else a one-line reason ("no BTS: running in a
+ *		virtual machine", "taken by perf", ...). Process context.
+ * @capacity:	records per CPU the source keeps while armed (or would
+ *		keep if armed now). Any context.
+ * @arm:	reserve what the source needs and start recording on every
+ *		online CPU (and on CPUs that come online later), with the
+ *		buffers cleared. Process context, may sleep. Returns 0 or a
+ *		negative errno (-EBUSY when another user holds the hardware,
+ *		-ENODEV when it is absent, -ENOMEM).
+ * @disarm:	stop recording everywhere and give back what @arm took.
+ *		Process context, may sleep.
+ * @freeze_this_cpu: stop recording on this CPU. IRQs off, NMI or oops
+ *		context: no locks, no allocation, notrace. Must be safe to
+ *		call on a CPU that is already frozen or was never armed.
+ * @thaw_this_cpu: resume recording on this CPU after a freeze, keeping
+ *		the buffer. Same context rules as @freeze_this_cpu.
+ * @read_this_cpu: copy up to @n of this CPU's newest records into @buf,
+ *		oldest first, and say in @window what they cover. Called
+ *		with this CPU frozen, same context rules. Returns the number
+ *		of records copied.
+ * @list:	private to bts_core.c
+ */
+struct bts_source {
+	const char *name;
+	enum bts_source_id id;
+	const char *(*unavailable)(void);
+	unsigned int (*capacity)(void);
+	int (*arm)(unsigned int arm_flags);
+	void (*disarm)(void);
+	void (*freeze_this_cpu)(void);
+	void (*thaw_this_cpu)(void);
+	unsigned int (*read_this_cpu)(struct bts_record *buf, unsigned int n,
+				      enum bts_window *window);
+	struct list_head list;
+};
+
+/**
+ * struct bts_snapshot - what a copied history is
+ * @source:	BTS_SOURCE_* of the source that recorded it
+ * @cpu:	the CPU it was recorded on
+ * @count:	records copied
+ * @capacity:	records per CPU the source keeps
+ * @window:	enum bts_window
+ * @reason:	enum bts_reason
+ * @fault_index: index of the record flagged BTS_FLAG_FAULT, or U32_MAX
+ * @timestamp:	local_clock() when the CPU was frozen, in ns
+ */
+struct bts_snapshot {
+	enum bts_source_id source;
+	unsigned int cpu;
+	unsigned int count;
+	unsigned int capacity;
+	enum bts_window window;
+	enum bts_reason reason;
+	u32 fault_index;
+	u64 timestamp;
+};
+
+#ifdef CONFIG_BTS_TRACER
+
+int bts_register_source(struct bts_source *src);
+struct bts_source *bts_find_source(const char *name);
+struct bts_source *bts_first_available_source(void);
+
+int bts_arm(struct bts_source *src, unsigned int arm_flags);
+void bts_disarm(void);
+struct bts_source *bts_armed_source(void);
+
+int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
+		     unsigned int n, struct bts_snapshot *snap);
+unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
+				   struct bts_snapshot *snap);
+
+DECLARE_STATIC_KEY_FALSE(bts_fault_key);
+void __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs);
+void __bts_fault_warn_done(void);
+
+/**
+ * bts_fault_freeze - freeze this CPU's branch history at a fault
+ * @reason:	BTS_REASON_OOPS, _BUG, _PANIC, _GPF
+ * @regs:	the faulting context, or NULL (panic)
+ *
+ * Called first thing on the oops, BUG and panic paths. Costs one static
+ * branch while bts is not capturing. Never sleeps, locks or allocates.
+ */
+static __always_inline void bts_fault_freeze(enum bts_reason reason,
+					     struct pt_regs *regs)
+{
+	if (static_branch_unlikely(&bts_fault_key))
+		__bts_fault_freeze(reason, regs);
+}
+
+/**
+ * bts_fault_warn_done - a BUG trap turned out to be a WARN: resume recording
+ */
+static __always_inline void bts_fault_warn_done(void)
+{
+	if (static_branch_unlikely(&bts_fault_key))
+		__bts_fault_warn_done();
+}
+
+#else /* !CONFIG_BTS_TRACER */
+
+static inline void bts_fault_freeze(enum bts_reason reason,
+				    struct pt_regs *regs) { }
+static inline void bts_fault_warn_done(void) { }
+
+#endif /* CONFIG_BTS_TRACER */
+
+#endif /* _LINUX_BTS_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interface of the bts core (bts_core.c) for the tracer
+ * (trace_bts.c) and the KUnit tests. Kernel code outside kernel/trace uses
+ * include/linux/bts.h.
+ */
+#ifndef _KERNEL_TRACE_BTS_CORE_H
+#define _KERNEL_TRACE_BTS_CORE_H
+
+#include <linux/bts.h>
+
+void bts_unregister_source(struct bts_source *src);
+void bts_for_each_source(void (*fn)(struct bts_source *src, void *data),
+			 void *data);
+void bts_freeze_this_cpu(struct bts_source *src);
+void bts_thaw_this_cpu(struct bts_source *src);
+void bts_reset_freeze_depth(unsigned int cpu);
+unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
+				      struct bts_record *buf, unsigned int n,
+				      struct bts_snapshot *snap);
+
+/**
+ * struct bts_capture - one CPU's history captured at a fault
+ * @snap:	what it is
+ * @recs:	preallocated room for the source's capacity
+ * @valid:	@snap and @recs hold a capture
+ */
+struct bts_capture {
+	struct bts_snapshot snap;
+	struct bts_record *recs;
+	bool valid;
+};
+
+u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
+int bts_capture_enable(unsigned int reasons, void (*emit)(void));
+void bts_capture_set_reasons(unsigned int reasons);
+void bts_capture_disable(void);
+bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
+		     struct bts_snapshot *snap);
+bool bts_capture_status(int *cpu, enum bts_reason *reason);
+u64 bts_capture_lost(void);
+void bts_capture_clear(void);
+
+#endif /* _KERNEL_TRACE_BTS_CORE_H */

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace_bts.c - the bts tracer: a per-CPU branch flight recorder.
+ *
+ *	echo bts > /sys/kernel/tracing/current_tracer
+ *
+ * arms a branch source on every CPU: Intel Branch Trace Store in circular
+ * mode with CPL filtering off where the CPU has it, else (virtual machines,
+ * other vendors) the software source, which records kernel call edges.
+ * Nothing reaches the ring buffer until a dump is asked for: writing 1 to
+ * bts/dump writes each CPU's newest nr_records branches, oldest first, as
+ * ftrace:bts entries, and bts/per_cpu/cpuN/records reads them as a binary
+ * dump. When the kernel oopses, hits BUG() or panics, the faulting CPU is
+ * frozen first thing, its history (and, through an NMI, the other CPUs')
+ * is captured and written into the ring buffer before oops_enter() turns
+ * tracing off, so ftrace_dump_on_oops prints it; bts/per_cpu/cpuN/capture
+ * keeps it until bts/capture is cleared.
+ *
+ * Layer: the tracer. It knows the ring buffer and tracefs, and nothing of
+ * MSRs: sources and captures come from bts_core.c.
+ *
+ * WARNING: with the hardware source the CPU stores a record for every
+ * taken branch: expect a large slowdown. The software source costs a
+ * function-tracer hook on every kernel function. Branch records reveal
+ * kernel addresses (they defeat KASLR) and user control flow: every file
+ * is root only, and the tracer is not available under lockdown.
+ */
+#define pr_fmt(fmt) "bts: " fmt
+
+#include <linux/bts.h>
+#include <linux/cpu.h>
+#include <linux/init.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/tracefs.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <uapi/linux/bts.h>
+#include <asm/sections.h>
+#include <asm/setup.h>
+
+#include "trace.h"
+#include "trace_output.h"
+#include "bts_core.h"
+
+/* Bounds of nr_records: the largest hardware buffer is 64 KiB (2730). */
+#define BTS_NR_RECORDS_DEFAULT	2730
+#define BTS_NR_RECORDS_MAX	2730
+
+/* Tracer options (trace_options, options/). */
+#define BTS_OPT_USER		BIT(0)	/* record user-mode branches too */
+#define BTS_OPT_OOPS		BIT(1)	/* capture at oops, BUG, panic, #GP */
+#define BTS_OPT_WARN		BIT(2)	/* capture at WARN too */
+
+static struct tracer_opt bts_opts[] = {
+	{ TRACER_OPT(bts_user, BTS_OPT_USER) },
+	{ TRACER_OPT(bts_capture_oops, BTS_OPT_OOPS) },
+	{ TRACER_OPT(bts_capture_warn, BTS_OPT_WARN) },
+	{ } /* terminator */
+};
+
+static struct tracer_flags bts_flags = {
+	.val	= BTS_OPT_USER | BTS_OPT_OOPS,
+	.opts	= bts_opts,
+};
+
+/* What the source file selects; "auto" is hardware if usable, else sw. */
+enum bts_select {
+	BTS_SELECT_AUTO,
+	BTS_SELECT_HW,
+	BTS_SELECT_SW,
+};
+
+static const char * const bts_select_names[] = { "auto", "hw", "sw" };
+
+/* bts_lock protects everything below, and is taken inside trace_types_lock. */
+static DEFINE_MUTEX(bts_lock);
+static bool bts_busy;			/* the single owner: see hwlat_busy */
+static struct trace_array *bts_trace;	/* the instance that owns bts */
+static enum bts_select bts_selected = BTS_SELECT_AUTO;
+static bool bts_paused;			/* tracing_on is 0: CPUs frozen */
+static u64 bts_nr_records = BTS_NR_RECORDS_DEFAULT;
+static u64 bts_nr_records_min = 1;
+static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
+
+/* ------------------------------------------------------------------ */
+/* Writing histories into the ring buffer                              */
+
+/**
+ * bts_emit - write one CPU's history into a trace array's ring buffer
+ * @tr:		the trace array
+ * @recs:	the history, oldest first
+ * @snap:	what it is
+ *
+ * One ftrace:bts entry per record, on the writing CPU's buffer; the
+ * entry's cpu field says whose history it is. Any context: the ring
+ * buffer is NMI safe and this allocates nothing.
+ *
+ * Return: the number of entries written (less than snap->count when the
+ * buffer is off or full).
+ */
+static unsigned int notrace bts_emit(struct trace_array *tr,
+				     const struct bts_record *recs,
+				     const struct bts_snapshot *snap)
+{
+	struct trace_buffer *buffer = tr->array_buffer.buffer;
+	unsigned int trace_ctx = tracing_gen_ctx();
+	struct ring_buffer_event *event;
+	struct bts_entry *entry;
+	unsigned int i;
+
+	for (i = 0; i < snap->count; i++) {
+		event = trace_buffer_lock_reserve(buffer, TRACE_BTS,
+						  sizeof(*entry), trace_ctx);
+		if (!event)
+			break;
+		entry = ring_buffer_event_data(event);
+		entry->from = recs[i].from;
+		entry->to = recs[i].to;
+		entry->flags = recs[i].flags;
+		entry->cpu = snap->cpu;
+		entry->pos = i;
+		entry->nr = snap->count;
+		entry->reason = snap->reason;
+		trace_buffer_unlock_commit_nostack(buffer, event);
+	}
+	return i;
+}
+
+/* Called by the core on the faulting CPU, IRQs off, before oops_enter(). */
+static void notrace bts_emit_capture(void)
+{
+	struct trace_array *tr = READ_ONCE(bts_trace);
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int cpu;
+
+	if (!tr)
+		return;
+	/* The newest nr_records of each CPU; the capture files hold all. */
+	for_each_possible_cpu(cpu) {
+		unsigned int skip;
+
+		if (!bts_capture_get(cpu, &recs, &snap))
+			continue;
+		skip = snap.count > bts_nr_records ?
+		       snap.count - bts_nr_records : 0;
+		snap.count -= skip;
+		bts_emit(tr, recs + skip, &snap);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Sources and arming                                                   */
+
+static struct bts_source *bts_selected_source(enum bts_select sel)
+{
+	switch (sel) {
+	case BTS_SELECT_HW:
+		return bts_find_source("hw");
+	case BTS_SELECT_SW:
+		return bts_find_source("sw");
+	default:
+		return bts_first_available_source();
+	}
+}
+
+static unsigned int bts_capture_reasons(u32 opts)
+{
+	unsigned int reasons = 0;
+
+	if (opts & BTS_OPT_OOPS)
+		reasons |= BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+			   BIT(BTS_REASON_PANIC) | BIT(BTS_REASON_GPF);
+	if (opts & BTS_OPT_WARN)
+		reasons |= BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN);
+	return reasons;
+}
+
+static void bts_freeze_ipi(void *info)
+{
+	struct bts_source *src = bts_armed_source();
+
+	if (src)
+		bts_freeze_this_cpu(src);
+}
+
+static void bts_thaw_ipi(void *info)
+{
+	struct bts_source *src = bts_armed_source();
+
+	if (src)
+		bts_thaw_this_cpu(src);
+}
+
+/* Pause or resume recording on every CPU (tracing_on). bts_lock held. */
+static void bts_set_paused(bool pause)
+{
+	if (pause == bts_paused)
+		return;
+	bts_paused = pause;
+	on_each_cpu(pause ? bts_freeze_ipi : bts_thaw_ipi, NULL, 1);
+}
+
+/*
+ * Arm the selected source for @tr with the current options.
+ * bts_lock held. On failure nothing is armed and the reason is logged.
+ */
+static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
+			       u32 opts)
+{
+	struct bts_source *src = bts_selected_source(sel);
+	unsigned int arm_flags = (opts & BTS_OPT_USER) ? BTS_ARM_USER : 0;
+	int cpu, ret;
+
+	if (!src) {
+		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
+		return -ENODEV;
+	}
+	for_each_possible_cpu(cpu)
+		bts_reset_freeze_depth(cpu);
+	bts_paused = false;
+	ret = bts_arm(src, arm_flags);
+	if (ret)
+		return ret;
+	ret = bts_capture_enable(bts_capture_reasons(opts), bts_emit_capture);
+	if (ret) {
+		bts_disarm();
+		return ret;
+	}
+	pr_info("recording with source %s (%u records per CPU)\n",
+		src->name, src->capacity());
+	if (!tracer_tracing_is_on(tr))
+		bts_set_paused(true);
+	return 0;
+}
+
+static void bts_stop_recording(void)
+{
+	bts_capture_disable();
+	bts_disarm();
+	bts_paused = false;
+}
+
+/* Re-arm with new settings; on failure go back to the old ones. */
+static int bts_rearm(enum bts_select sel, u32 opts)
+{
+	int ret;
+
+	bts_stop_recording();
+	ret = bts_start_recording(bts_trace, sel, opts);
+	if (ret && bts_start_recording(bts_trace, bts_selected, bts_flags.val))
+		pr_warn("could not re-arm the previous source\n");
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/source                                                  */
+
+static void bts_show_source(struct bts_source *src, void *data)
+{
+	struct seq_file *m = data;
+	const char *why = src == bts_armed_source() ? NULL : src->unavailable();
+
+	seq_printf(m, "%s: %s (%s, %u records per CPU)%s%s\n",
+		   src->id == BTS_SOURCE_HW ? "hw" : "sw", src->name,
+		   src->id == BTS_SOURCE_HW ? "hardware branch trace store" :
+					      "software: kernel call edges",
+		   src->capacity(), why ? ": unavailable: " : "",
+		   why ? why : "");
+}
+
+static int bts_source_show(struct seq_file *m, void *v)
+{
+	struct bts_source *armed;
+	int i;
+
+	mutex_lock(&bts_lock);
+	for (i = 0; i < ARRAY_SIZE(bts_select_names); i++)
+		seq_printf(m, i == bts_selected ? "%s[%s]" : "%s%s",
+			   i ? " " : "", bts_select_names[i]);
+	armed = bts_armed_source();
+	seq_printf(m, "\nactive: %s\n", armed ? armed->name : "none");
+	bts_for_each_source(bts_show_source, m);
+	mutex_unlock(&bts_lock);
+	return 0;
+}
+
+static int bts_source_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, bts_source_show, NULL);
+}
+
+static ssize_t bts_source_write(struct file *file, const char __user *ubuf,
+				size_t cnt, loff_t *ppos)
+{
+	char buf[16];
+	int sel, ret;
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	sel = sysfs_match_string(bts_select_names, strim(buf));
+	if (sel < 0)
+		return -EINVAL;
+
+	mutex_lock(&trace_types_lock);
+	mutex_lock(&bts_lock);
+	ret = 0;
+	if (sel != BTS_SELECT_AUTO && !bts_selected_source(sel)) {
+		pr_info("source %s: not built in\n", bts_select_names[sel]);
+		ret = -ENODEV;
+	} else if (sel == BTS_SELECT_HW && !bts_busy) {
+		/* Say now, not at the next "echo bts", why hw cannot work. */
+		struct bts_source *src = bts_selected_source(sel);
+		const char *why = src->unavailable();
+
+		if (why) {
+			pr_info("source %s unavailable: %s\n", src->name, why);
+			ret = -ENODEV;
+		}
+	}
+	if (!ret && bts_busy && sel != bts_selected)
+		ret = bts_rearm(sel, bts_flags.val);
+	if (!ret)
+		bts_selected = sel;
+	mutex_unlock(&bts_lock);
+	mutex_unlock(&trace_types_lock);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations bts_source_fops = {
+	.open		= bts_source_open,
+	.read		= seq_read,
+	.write		= bts_source_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/dump                                                    */
+
+/*
+ * Dump every online CPU's newest nr_records branches into the owner's
+ * ring buffer. bts_lock held.
+ */
+static int bts_dump_all(void)
+{
+	unsigned int n = bts_nr_records, written = 0, wanted = 0;
+	struct bts_record *recs;
+	struct bts_snapshot snap;
+	int cpu, ret = 0;
+
+	recs = kvcalloc(n, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ret = bts_snapshot_cpu(cpu, recs, n, &snap);
+		if (ret < 0)
+			break;
+		ret = 0;
+		wanted += snap.count;
+		written += bts_emit(bts_trace, recs, &snap);
+	}
+	cpus_read_unlock();
+	kvfree(recs);
+	if (!ret && written < wanted)
+		ret = -ENOSPC;	/* tracing_on is 0, or the buffer is too small */
+	return ret;
+}
+
+static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	unsigned long val;
+	int ret;
+
+	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	mutex_lock(&bts_lock);
+	ret = bts_busy ? bts_dump_all() : -ENODEV;
+	mutex_unlock(&bts_lock);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations bts_dump_fops = {
+	.open		= tracing_open_generic,
+	.write		= bts_dump_write,
+	.llseek		= noop_llseek,
+};
+
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/capture                                                 */
+
+static const char * const bts_reason_names[] = {
+	[BTS_REASON_DUMP]	= "dump",
+	[BTS_REASON_OOPS]	= "oops",
+	[BTS_REASON_BUG]	= "BUG",
+	[BTS_REASON_PANIC]	= "panic",
+	[BTS_REASON_GPF]	= "GPF",
+	[BTS_REASON_WARN]	= "WARN",
+};
+
+static int bts_capture_show(struct seq_file *m, void *v)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	if (bts_capture_status(&cpu, &reason))
+		seq_printf(m, "%s on cpu %d, later faults not kept: %llu\n",
+			   bts_reason_names[reason], cpu, bts_capture_lost());
+	else
+		seq_puts(m, "none\n");
+	return 0;
+}
+
+static int bts_capture_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, bts_capture_show, NULL);
+}
+
+static ssize_t bts_capture_write(struct file *file, const char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	unsigned long val;
+	int ret;
+
+	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 0)
+		return -EINVAL;
+	mutex_lock(&bts_lock);
+	bts_capture_clear();
+	mutex_unlock(&bts_lock);
+	return cnt;
+}
+
+static const struct file_operations bts_capture_fops = {
+	.open		= bts_capture_open,
+	.read		= seq_read,
+	.write		= bts_capture_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/per_cpu/cpuN/{records,capture}: binary dumps            */
+
+struct bts_dump_file {
+	size_t size;
+	u8 data[];	/* struct bts_dump_header, then the records */
+};
+
+static void bts_fill_header(struct bts_dump_header *h,
+			    const struct bts_snapshot *snap, unsigned int cpu,
+			    bool capture, u32 opts)
+{
+	struct bts_source *src = bts_find_source(snap->source == BTS_SOURCE_HW ?
+						 "hw" : "sw");
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, BTS_DUMP_MAGIC, sizeof(BTS_DUMP_MAGIC));
+	h->version = BTS_DUMP_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(struct bts_record);
+	h->source = snap->source;
+	h->cpu = cpu;
+	h->count = snap->count;
+	h->capacity = snap->capacity;
+	h->reason = snap->reason;
+	h->fault_index = snap->fault_index;
+	h->timestamp_ns = snap->timestamp;
+	h->stext = (unsigned long)_stext;
+	h->kaslr_offset = kaslr_offset();
+	if (snap->window == BTS_WINDOW_WRAPPED)
+		h->flags |= BTS_DUMP_WRAPPED;
+	if (snap->window == BTS_WINDOW_EMPTY)
+		h->flags |= BTS_DUMP_EMPTY;
+	if (capture) {
+		h->flags |= BTS_DUMP_CAPTURE;
+		h->lost = bts_capture_lost();
+	}
+	if ((opts & BTS_OPT_USER) && snap->source == BTS_SOURCE_HW)
+		h->flags |= BTS_DUMP_USER;
+	if (snap->source != BTS_SOURCE_NONE && src)
+		strscpy(h->source_name, src->name, sizeof(h->source_name));
+	strscpy(h->release, init_utsname()->release, sizeof(h->release));
+}
+
+static int bts_percpu_open(struct inode *inode, struct file *file)
+{
+	unsigned int cpu = (unsigned long)inode->i_private & ~1UL;
+	bool capture = (unsigned long)inode->i_private & 1UL;
+	const struct bts_record *cap_recs;
+	struct bts_dump_file *df;
+	struct bts_snapshot snap;
+	unsigned int n;
+	int ret;
+
+	ret = tracing_check_open_get_tr(NULL);
+	if (ret)
+		return ret;
+	cpu >>= 1;
+	mutex_lock(&bts_lock);
+	n = capture ? BTS_NR_RECORDS_MAX : bts_nr_records;
+	df = kvzalloc(struct_size(df, data, sizeof(struct bts_dump_header) +
+				  n * sizeof(struct bts_record)), GFP_KERNEL);
+	if (!df) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (capture) {
+		memset(&snap, 0, sizeof(snap));
+		snap.fault_index = U32_MAX;
+		snap.cpu = cpu;
+		if (bts_capture_get(cpu, &cap_recs, &snap)) {
+			snap.count = min(snap.count, n);
+			memcpy(df->data + sizeof(struct bts_dump_header),
+			       cap_recs, snap.count * sizeof(*cap_recs));
+		}
+	} else if (!bts_busy) {
+		ret = -ENODEV;
+	} else if (!cpu_online(cpu)) {
+		ret = -ENXIO;
+	} else {
+		ret = bts_snapshot_cpu(cpu, (struct bts_record *)
+				       (df->data + sizeof(struct bts_dump_header)),
+				       n, &snap);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret) {
+		bts_fill_header((struct bts_dump_header *)df->data, &snap, cpu,
+				capture, bts_flags.val);
+		df->size = sizeof(struct bts_dump_header) +
+			   snap.count * sizeof(struct bts_record);
+		file->private_data = df;
+		df = NULL;
+	}
+	kvfree(df);
+out:
+	mutex_unlock(&bts_lock);
+	return ret;
+}
+
+static ssize_t bts_percpu_read(struct file *file, char __user *ubuf,
+			       size_t cnt, loff_t *ppos)
+{
+	struct bts_dump_file *df = file->private_data;
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, df->data, df->size);
+}
+
+static int bts_percpu_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations bts_percpu_fops = {
+	.open		= bts_percpu_open,
+	.read		= bts_percpu_read,
+	.llseek		= default_llseek,
+	.release	= bts_percpu_release,
+};
+
+#ifdef CONFIG_BTS_TRACER_FAULT_INJECT
+/*
+ * bts/test_fault (test kernels only): "gpf" reads a non-canonical
+ * address, a general protection fault lkdtm cannot provoke. noinline, so
+ * the history's newest call edge before the fault enters this function.
+ */
+static noinline void bts_test_gpf(void)
+{
+	(void)READ_ONCE(*(unsigned long *)0xdead000000000000UL);
+}
+
+static ssize_t bts_test_fault_write(struct file *file,
+				    const char __user *ubuf, size_t cnt,
+				    loff_t *ppos)
+{
+	char buf[8];
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	if (strcmp(strim(buf), "gpf"))
+		return -EINVAL;
+	pr_info("test_fault: reading a non-canonical address\n");
+	bts_test_gpf();
+	return cnt;
+}
+
+static const struct file_operations bts_test_fault_fops = {
+	.open		= tracing_open_generic,
+	.write		= bts_test_fault_write,
+	.llseek		= noop_llseek,
+};
+#endif
+
+static struct trace_min_max_param bts_nr_records_param = {
+	.lock	= &bts_lock,
+	.val	= &bts_nr_records,
+	.min	= &bts_nr_records_min,
+	.max	= &bts_nr_records_max,
+};
+
+static int __init bts_init_tracefs(void)
+{
+	struct dentry *top, *percpu, *dir;
+	char name[16];
+	int ret, cpu;
+
+	ret = tracing_init_dentry();
+	if (ret)
+		return ret;
+	top = tracefs_create_dir("bts", NULL);
+	if (!top)
+		return -ENOMEM;
+	trace_create_file("source", TRACE_MODE_WRITE, top, NULL,
+			  &bts_source_fops);
+	trace_create_file("nr_records", TRACE_MODE_WRITE, top,
+			  &bts_nr_records_param, &trace_min_max_fops);
+	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
+	trace_create_file("capture", TRACE_MODE_WRITE, top, NULL,
+			  &bts_capture_fops);
+#ifdef CONFIG_BTS_TRACER_FAULT_INJECT
+	trace_create_file("test_fault", 0200, top, NULL, &bts_test_fault_fops);
+#endif
+	percpu = tracefs_create_dir("per_cpu", top);
+	if (!percpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		dir = tracefs_create_dir(name, percpu);
+		if (!dir)
+			return -ENOMEM;
+		trace_create_file("records", TRACE_MODE_READ, dir,
+				  (void *)((unsigned long)cpu << 1),
+				  &bts_percpu_fops);
+		trace_create_file("capture", TRACE_MODE_READ, dir,
+				  (void *)(((unsigned long)cpu << 1) | 1),
+				  &bts_percpu_fops);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output of ftrace:bts entries in trace and trace_pipe                 */
+
+static enum print_line_t bts_entry_print(struct trace_iterator *iter,
+					 int flags, struct trace_event *event)
+{
+	struct trace_seq *s = &iter->seq;
+	struct bts_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(s, "cpu=%u %u/%u %pS -> %pS%s%s%s%s\n",
+			 field->cpu, field->pos, field->nr,
+			 (void *)field->from, (void *)field->to,
+			 field->flags & BTS_FLAG_FAULT ? " [fault]" : "",
+			 field->flags & BTS_FLAG_SW ? " [sw]" : "",
+			 field->reason && field->reason < BTS_REASON_MAX ?
+				" " : "",
+			 field->reason && field->reason < BTS_REASON_MAX ?
+				bts_reason_names[field->reason] : "");
+	return trace_handle_return(s);
+}
+
+static enum print_line_t bts_entry_raw(struct trace_iterator *iter, int flags,
+				       struct trace_event *event)
+{
+	struct bts_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "%u %u %u %u 0x%lx 0x%lx 0x%lx\n",
+			 field->cpu, field->pos, field->nr, field->reason,
+			 field->from, field->to, field->flags);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions bts_entry_funcs = {
+	.trace		= bts_entry_print,
+	.raw		= bts_entry_raw,
+};
+
+static struct trace_event bts_trace_event = {
+	.type		= TRACE_BTS,
+	.funcs		= &bts_entry_funcs,
+};
+
+/* ------------------------------------------------------------------ */
+/* The tracer                                                           */
+
+static int bts_tracer_init(struct trace_array *tr)
+{
+	int ret;
+
+	mutex_lock(&bts_lock);
+	if (bts_busy) {
+		ret = -EBUSY;
+		goto out;
+	}
+	bts_trace = tr;
+	ret = bts_start_recording(tr, bts_selected, bts_flags.val);
+	if (ret) {
+		bts_trace = NULL;
+		goto out;
+	}
+	tracing_start_cmdline_record();
+	bts_busy = true;
+out:
+	mutex_unlock(&bts_lock);
+	return ret;
+}
+
+static void bts_tracer_reset(struct trace_array *tr)
+{
+	mutex_lock(&bts_lock);
+	bts_stop_recording();
+	tracing_stop_cmdline_record();
+	WRITE_ONCE(bts_trace, NULL);
+	bts_busy = false;
+	mutex_unlock(&bts_lock);
+}
+
+static void bts_tracer_start(struct trace_array *tr)
+{
+	mutex_lock(&bts_lock);
+	if (bts_busy)
+		bts_set_paused(false);
+	mutex_unlock(&bts_lock);
+}
+
+static void bts_tracer_stop(struct trace_array *tr)
+{
+	mutex_lock(&bts_lock);
+	if (bts_busy)
+		bts_set_paused(true);
+	mutex_unlock(&bts_lock);
+}
+
+static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
+			int set)
+{
+	u32 opts = set ? old_flags | bit : old_flags & ~bit;
+	int ret = 0;
+
+	mutex_lock(&bts_lock);
+	if (bts_busy && bts_trace == tr) {
+		if (bit == BTS_OPT_USER)
+			ret = bts_rearm(bts_selected, opts);
+		else
+			bts_capture_set_reasons(bts_capture_reasons(opts));
+	}
+	mutex_unlock(&bts_lock);
+	return ret;
+}
+
+static struct tracer bts_tracer __read_mostly = {
+	.name		= "bts",
+	.init		= bts_tracer_init,
+	.reset		= bts_tracer_reset,
+	.start		= bts_tracer_start,
+	.stop		= bts_tracer_stop,
+	.flags		= &bts_flags,
+	.set_flag	= bts_set_flag,
+	.allow_instances = true,
+};
+
+static __init int bts_tracer_register(void)
+{
+	int ret;
+
+	if (!register_trace_event(&bts_trace_event))
+		pr_warn("cannot register the ftrace:bts output\n");
+	ret = register_tracer(&bts_tracer);
+	if (ret)
+		return ret;
+	return bts_init_tracefs();
+}
+late_initcall(bts_tracer_register);
+
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+#include "trace_bts_kunit.c"
+#endif

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the bts core, the software source and the tracer's
+ * helpers. #included at the end of trace_bts.c (CONFIG_BTS_TRACER_KUNIT_TEST)
+ * so the tests see its static functions. The sources under test are a
+ * fake source defined here and the software ring, driven directly; no
+ * test arms a real source. Each case reads as one sentence of the spec.
+ */
+#include <kunit/test.h>
+
+#include "bts_sw.h"
+
+/* ---- the software ring ------------------------------------------- */
+
+#define RING_CAP 8
+
+static struct bts_sw_ring *new_ring(struct kunit *test)
+{
+	struct bts_sw_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	ring->buf = kunit_kcalloc(test, RING_CAP, sizeof(*ring->buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring->buf);
+	ring->capacity = RING_CAP;
+	local64_set(&ring->total, 0);
+	return ring;
+}
+
+static void add_n(struct bts_sw_ring *ring, unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		bts_sw_ring_add(ring, 0x1000 + i, 0x2000 + i);
+}
+
+static void sw_empty_ring_reads_nothing(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record out[RING_CAP];
+	enum bts_window w;
+
+	KUNIT_EXPECT_EQ(test, bts_sw_ring_read(ring, out, RING_CAP, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+}
+
+static void sw_partial_fill_is_complete_and_oldest_first(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record out[RING_CAP];
+	enum bts_window w;
+	unsigned int i, n;
+
+	add_n(ring, 0, 5);
+	n = bts_sw_ring_read(ring, out, RING_CAP, &w);
+	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].from, 0x1000 + i);
+		KUNIT_EXPECT_EQ(test, out[i].to, 0x2000 + i);
+		KUNIT_EXPECT_EQ(test, out[i].flags, BTS_FLAG_SW);
+	}
+}
+
+static void sw_wrapped_ring_returns_newest_in_order(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record out[RING_CAP];
+	enum bts_window w;
+	unsigned int i, n;
+
+	add_n(ring, 0, 3 * RING_CAP + 3);
+	n = bts_sw_ring_read(ring, out, RING_CAP, &w);
+	KUNIT_EXPECT_EQ(test, n, RING_CAP);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, out[i].from, 0x1000 + 2 * RING_CAP + 3 + i);
+}
+
+static void sw_read_fewer_than_recorded_gives_the_newest(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record out[3];
+	enum bts_window w;
+
+	add_n(ring, 0, RING_CAP + 2);
+	KUNIT_EXPECT_EQ(test, bts_sw_ring_read(ring, out, 3, &w), 3);
+	KUNIT_EXPECT_EQ(test, out[0].from, 0x1000 + RING_CAP - 1);
+	KUNIT_EXPECT_EQ(test, out[2].from, 0x1000 + RING_CAP + 1);
+}
+
+static void sw_frozen_ring_records_nothing(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record out[RING_CAP];
+	enum bts_window w;
+
+	add_n(ring, 0, 2);
+	WRITE_ONCE(ring->frozen, true);
+	add_n(ring, 2, 4);
+	KUNIT_EXPECT_EQ(test, bts_sw_ring_read(ring, out, RING_CAP, &w), 2);
+	KUNIT_EXPECT_EQ(test, out[1].from, 0x1001);
+}
+
+/* ---- a fake source for the core --------------------------------- */
+
+static struct {
+	unsigned int freezes, thaws, arms, disarms;
+	unsigned int arm_flags;
+	bool frozen;
+	const char *why;
+	int arm_ret;
+	unsigned int recorded;		/* records 0..recorded-1 exist */
+} fake;
+
+#define FAKE_CAP 16
+
+static const char *fake_unavailable(void) { return fake.why; }
+static unsigned int fake_capacity(void) { return FAKE_CAP; }
+
+static int fake_arm(unsigned int flags)
+{
+	fake.arms++;
+	fake.arm_flags = flags;
+	return fake.arm_ret;
+}
+
+static void fake_disarm(void) { fake.disarms++; }
+static void fake_freeze(void) { fake.freezes++; fake.frozen = true; }
+static void fake_thaw(void) { fake.thaws++; fake.frozen = false; }
+
+static unsigned int fake_read(struct bts_record *buf, unsigned int n,
+			      enum bts_window *w)
+{
+	unsigned int avail = min(fake.recorded, FAKE_CAP), i;
+
+	*w = !fake.recorded ? BTS_WINDOW_EMPTY :
+	     fake.recorded > FAKE_CAP ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
+	n = min(n, avail);
+	for (i = 0; i < n; i++) {
+		buf[i].from = 0x100 + fake.recorded - n + i;
+		buf[i].to = 0x200 + fake.recorded - n + i;
+		buf[i].flags = 0;
+	}
+	return n;
+}
+
+static struct bts_source fake_source = {
+	.name = "kunit_fake", .id = BTS_SOURCE_HW + 100,
+	.unavailable = fake_unavailable, .capacity = fake_capacity,
+	.arm = fake_arm, .disarm = fake_disarm,
+	.freeze_this_cpu = fake_freeze, .thaw_this_cpu = fake_thaw,
+	.read_this_cpu = fake_read,
+};
+
+static int core_init(struct kunit *test)
+{
+	memset(&fake, 0, sizeof(fake));
+	if (bts_armed_source())
+		kunit_skip(test, "a source is armed (the bts tracer is running)");
+	KUNIT_ASSERT_EQ(test, bts_register_source(&fake_source), 0);
+	return 0;
+}
+
+static void core_exit(struct kunit *test)
+{
+	bts_capture_disable();
+	bts_capture_clear();
+	if (bts_armed_source() == &fake_source)
+		bts_disarm();
+	bts_unregister_source(&fake_source);
+}
+
+static void core_registering_a_name_twice_fails(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, bts_register_source(&fake_source), -EEXIST);
+}
+
+static void core_unavailable_source_is_not_armed(struct kunit *test)
+{
+	fake.why = "kunit says no";
+	KUNIT_EXPECT_EQ(test, bts_arm(&fake_source, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, fake.arms, 0);
+	KUNIT_EXPECT_NULL(test, bts_armed_source());
+}
+
+static void core_arm_failure_leaves_nothing_armed(struct kunit *test)
+{
+	fake.arm_ret = -EBUSY;
+	KUNIT_EXPECT_EQ(test, bts_arm(&fake_source, 0), -EBUSY);
+	KUNIT_EXPECT_NULL(test, bts_armed_source());
+}
+
+static void core_second_arm_is_busy(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, BTS_ARM_USER), 0);
+	KUNIT_EXPECT_EQ(test, fake.arm_flags, BTS_ARM_USER);
+	KUNIT_EXPECT_PTR_EQ(test, bts_armed_source(), &fake_source);
+	KUNIT_EXPECT_EQ(test, bts_arm(&fake_source, 0), -EBUSY);
+	bts_disarm();
+	KUNIT_EXPECT_EQ(test, fake.disarms, 1);
+	KUNIT_EXPECT_NULL(test, bts_armed_source());
+}
+
+static void core_snapshot_freezes_copies_and_thaws(struct kunit *test)
+{
+	struct bts_record out[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+	unsigned int n;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 40;
+	local_irq_save(flags);
+	n = bts_snapshot_this_cpu(out, 4, &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
+	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, snap.count, 4);
+	KUNIT_EXPECT_EQ(test, snap.capacity, FAKE_CAP);
+	KUNIT_EXPECT_EQ(test, snap.window, BTS_WINDOW_WRAPPED);
+	KUNIT_EXPECT_EQ(test, out[3].from, 0x100 + 39);
+}
+
+static void core_nested_freezes_reach_the_source_once(struct kunit *test)
+{
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	local_irq_save(flags);
+	bts_freeze_this_cpu(&fake_source);
+	bts_freeze_this_cpu(&fake_source);	/* as an NMI would */
+	bts_thaw_this_cpu(&fake_source);
+	KUNIT_EXPECT_TRUE(test, fake.frozen);
+	bts_thaw_this_cpu(&fake_source);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
+	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
+}
+
+static void core_snapshot_without_source_is_empty(struct kunit *test)
+{
+	struct bts_record out[2];
+	struct bts_snapshot snap;
+
+	KUNIT_EXPECT_EQ(test, bts_snapshot_cpu(0, out, 2, &snap), -ENODEV);
+	KUNIT_EXPECT_EQ(test, bts_snapshot_this_cpu(out, 2, &snap), 0);
+	KUNIT_EXPECT_EQ(test, snap.source, BTS_SOURCE_NONE);
+}
+
+static void core_snapshot_of_another_cpu_names_it(struct kunit *test)
+{
+	struct bts_record out[2];
+	struct bts_snapshot snap;
+	int cpu = cpumask_last(cpu_online_mask);
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 1;
+	KUNIT_EXPECT_EQ(test, bts_snapshot_cpu(cpu, out, 2, &snap), 1);
+	KUNIT_EXPECT_EQ(test, snap.cpu, cpu);
+	KUNIT_EXPECT_EQ(test, snap.window, BTS_WINDOW_PARTIAL);
+}
+
+/* ---- fault records and capture ------------------------------------ */
+
+static void fault_record_hw_is_newest_branch_into_entry_text(struct kunit *test)
+{
+	u64 entry = (unsigned long)__entry_text_start;
+	u64 text = (unsigned long)_stext + 0x100;
+	struct bts_record r[] = {
+		{ text, entry + 8, 0 },		/* an older exception */
+		{ text + 8, text + 16, 0 },
+		{ text + 32, entry, 0 },	/* the fault */
+		{ entry + 4, entry + 64, 0 },	/* inside the entry code */
+		{ entry + 64, text + 64, 0 },	/* out to exc_page_fault */
+	};
+
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 2);
+}
+
+static void fault_record_sw_is_newest_call_from_entry_text(struct kunit *test)
+{
+	u64 entry = (unsigned long)__entry_text_start;
+	u64 text = (unsigned long)_stext + 0x100;
+	struct bts_record r[] = {
+		{ text, text + 8, BTS_FLAG_SW },
+		{ entry + 16, text + 64, BTS_FLAG_SW },	/* asm_exc -> exc */
+		{ text + 64, text + 128, BTS_FLAG_SW },
+	};
+
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 1);
+}
+
+static void fault_record_absent_is_u32_max(struct kunit *test)
+{
+	struct bts_record r[] = { { 1, 2, 0 }, { 3, 4, BTS_FLAG_SW } };
+
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), U32_MAX);
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, 0), U32_MAX);
+}
+
+static unsigned int emitted;
+static void count_emit(void) { emitted++; }
+
+static void capture_start(struct kunit *test, unsigned int reasons)
+{
+	emitted = 0;
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	KUNIT_ASSERT_EQ(test, bts_capture_enable(reasons, count_emit), 0);
+}
+
+static void fault_freeze(enum bts_reason reason)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	bts_fault_freeze(reason, NULL);
+	local_irq_restore(flags);
+}
+
+static void capture_oops_keeps_cpu_frozen_and_emits(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 5;
+	preempt_disable();
+	cpu = smp_processor_id();
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 5);
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, recs[4].from, 0x104);
+	bts_capture_clear();
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+}
+
+static void capture_second_fault_is_counted_not_kept(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_PANIC));
+	fake.recorded = 3;
+	preempt_disable();
+	cpu = smp_processor_id();
+	fault_freeze(BTS_REASON_OOPS);
+	fake.recorded = 9;
+	fault_freeze(BTS_REASON_PANIC);		/* nested, same CPU */
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 3);
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+	bts_capture_clear();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	fault_freeze(BTS_REASON_PANIC);		/* cleared: taken again */
+	KUNIT_EXPECT_EQ(test, emitted, 2);
+}
+
+static void capture_bug_waits_for_oops_to_emit(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	KUNIT_EXPECT_EQ(test, emitted, 0);
+	fault_freeze(BTS_REASON_OOPS);		/* die() after report_bug() */
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+}
+
+static void capture_warn_is_dropped_without_the_option(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	KUNIT_EXPECT_TRUE(test, fake.frozen);
+	bts_fault_warn_done();
+	preempt_enable();
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, emitted, 0);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+}
+
+static void capture_warn_is_kept_with_the_option(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	bts_fault_warn_done();
+	preempt_enable();
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
+}
+
+static void capture_of_empty_source_is_valid_and_empty(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	preempt_disable();
+	cpu = smp_processor_id();
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 0);
+	KUNIT_EXPECT_EQ(test, snap.window, BTS_WINDOW_EMPTY);
+	KUNIT_EXPECT_EQ(test, snap.fault_index, U32_MAX);
+}
+
+static void capture_disabled_reason_is_ignored(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_PANIC));
+	fake.recorded = 2;
+	fault_freeze(BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, emitted, 0);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+}
+
+static void capture_reaches_other_cpus_through_nmi(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int cpu, other = -1, c;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 7;
+	preempt_disable();
+	cpu = smp_processor_id();
+	for_each_online_cpu(c)
+		if (c != cpu)
+			other = c;
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(other, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.cpu, other);
+	KUNIT_EXPECT_EQ(test, snap.count, 7);
+}
+
+/* ---- the tracer's dump header --------------------------------------- */
+
+static void header_describes_the_snapshot(struct kunit *test)
+{
+	struct bts_dump_header h;
+	struct bts_snapshot snap = {
+		.source = BTS_SOURCE_SW, .cpu = 1, .count = 3, .capacity = 2730,
+		.window = BTS_WINDOW_WRAPPED, .reason = BTS_REASON_BUG,
+		.fault_index = 2, .timestamp = 42,
+	};
+
+	BUILD_BUG_ON(sizeof(struct bts_dump_header) != 192);
+	bts_fill_header(&h, &snap, 1, true, BTS_OPT_USER);
+	KUNIT_EXPECT_EQ(test, memcmp(h.magic, "BTSDUMP", 8), 0);
+	KUNIT_EXPECT_EQ(test, h.version, 1);
+	KUNIT_EXPECT_EQ(test, h.header_size, 192);
+	KUNIT_EXPECT_EQ(test, h.record_size, 24);
+	KUNIT_EXPECT_EQ(test, h.source, BTS_SOURCE_SW);
+	KUNIT_EXPECT_EQ(test, h.cpu, 1);
+	KUNIT_EXPECT_EQ(test, h.count, 3);
+	KUNIT_EXPECT_EQ(test, h.reason, BTS_REASON_BUG);
+	KUNIT_EXPECT_EQ(test, h.fault_index, 2);
+	/* user branches are a hardware-only thing */
+	KUNIT_EXPECT_EQ(test, h.flags, BTS_DUMP_WRAPPED | BTS_DUMP_CAPTURE);
+	KUNIT_EXPECT_EQ(test, h.stext, (u64)(unsigned long)_stext);
+	KUNIT_EXPECT_STREQ(test, h.source_name, "sw");
+}
+
+static void capture_reasons_follow_the_options(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, bts_capture_reasons(0), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_reasons(BTS_OPT_OOPS),
+			BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+			BIT(BTS_REASON_PANIC) | BIT(BTS_REASON_GPF));
+	KUNIT_EXPECT_TRUE(test, bts_capture_reasons(BTS_OPT_WARN) &
+			  BIT(BTS_REASON_WARN));
+}
+
+static struct kunit_case bts_sw_cases[] = {
+	KUNIT_CASE(sw_empty_ring_reads_nothing),
+	KUNIT_CASE(sw_partial_fill_is_complete_and_oldest_first),
+	KUNIT_CASE(sw_wrapped_ring_returns_newest_in_order),
+	KUNIT_CASE(sw_read_fewer_than_recorded_gives_the_newest),
+	KUNIT_CASE(sw_frozen_ring_records_nothing),
+	{}
+};
+
+static struct kunit_suite bts_sw_suite = {
+	.name = "trace_bts_sw",
+	.test_cases = bts_sw_cases,
+};
+
+static struct kunit_case bts_core_cases[] = {
+	KUNIT_CASE(core_registering_a_name_twice_fails),
+	KUNIT_CASE(core_unavailable_source_is_not_armed),
+	KUNIT_CASE(core_arm_failure_leaves_nothing_armed),
+	KUNIT_CASE(core_second_arm_is_busy),
+	KUNIT_CASE(core_snapshot_freezes_copies_and_thaws),
+	KUNIT_CASE(core_nested_freezes_reach_the_source_once),
+	KUNIT_CASE(core_snapshot_without_source_is_empty),
+	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
+	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
+	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
+	KUNIT_CASE(capture_bug_waits_for_oops_to_emit),
+	KUNIT_CASE(capture_warn_is_dropped_without_the_option),
+	KUNIT_CASE(capture_warn_is_kept_with_the_option),
+	KUNIT_CASE(capture_of_empty_source_is_valid_and_empty),
+	KUNIT_CASE(capture_disabled_reason_is_ignored),
+	KUNIT_CASE(capture_reaches_other_cpus_through_nmi),
+	{}
+};
+
+static struct kunit_suite bts_core_suite = {
+	.name = "trace_bts_core",
+	.init = core_init,
+	.exit = core_exit,
+	.test_cases = bts_core_cases,
+};
+
+static struct kunit_case bts_tracer_cases[] = {
+	KUNIT_CASE(fault_record_hw_is_newest_branch_into_entry_text),
+	KUNIT_CASE(fault_record_sw_is_newest_call_from_entry_text),
+	KUNIT_CASE(fault_record_absent_is_u32_max),
+	KUNIT_CASE(header_describes_the_snapshot),
+	KUNIT_CASE(capture_reasons_follow_the_options),
+	{}
+};
+
+static struct kunit_suite bts_tracer_suite = {
+	.name = "trace_bts_tracer",
+	.test_cases = bts_tracer_cases,
+};
+
+kunit_test_suites(&bts_sw_suite, &bts_core_suite, &bts_tracer_suite);

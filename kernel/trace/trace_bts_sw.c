@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts software source: kernel call edges recorded by an ftrace_ops hook.
+ *
+ * Layer: branch source, for CPUs without Branch Trace Store (virtual
+ * machines, other vendors). Every traced kernel function entry adds one
+ * record {from = return address in the caller, to = the callee's ftrace
+ * location, flags = BTS_FLAG_SW} to a per-CPU circular buffer with the
+ * same capacity semantics as the hardware source. It sees calls only (no
+ * jumps, returns or user branches) and only of functions ftrace can trace,
+ * and it is never presented as BTS: every record carries BTS_FLAG_SW and
+ * the source is named "sw" everywhere.
+ *
+ * The hook runs in any context, NMI included, and must never sleep,
+ * allocate, take locks or call anything traceable; this file is built
+ * without -pg (kernel/trace) and uses only inline per-CPU operations.
+ */
+#define pr_fmt(fmt) "bts: " fmt
+
+#include <linux/bts.h>
+#include <linux/ftrace.h>
+#include <linux/init.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/trace_recursion.h>
+
+#include "bts_sw.h"
+
+/* Records per CPU: as many as the hardware buffer under KPTI holds. */
+#define BTS_SW_CAPACITY		2730
+
+static DEFINE_PER_CPU(struct bts_sw_ring, bts_sw_rings);
+
+/**
+ * bts_sw_ring_add - append one record to a ring (NMI safe)
+ * @ring: this CPU's ring
+ * @from: branch source
+ * @to:   branch target
+ *
+ * A nested writer (an NMI during a write) takes the next slot: the slot
+ * is claimed with one interrupt-atomic increment before it is written.
+ */
+void notrace bts_sw_ring_add(struct bts_sw_ring *ring, u64 from, u64 to)
+{
+	struct bts_record *rec;
+	u64 seq;
+
+	if (READ_ONCE(ring->frozen) || !ring->buf)
+		return;
+	seq = local64_inc_return(&ring->total) - 1;
+	rec = &ring->buf[seq % ring->capacity];
+	rec->from = from;
+	rec->to = to;
+	rec->flags = BTS_FLAG_SW;
+}
+
+/**
+ * bts_sw_ring_read - copy a ring's newest records, oldest first
+ * @ring:   a frozen ring
+ * @buf:    room for @n records
+ * @n:      how many are wanted
+ * @window: what the copy covers
+ *
+ * Return: the number of records copied, min(@n, recorded, capacity).
+ */
+unsigned int notrace bts_sw_ring_read(struct bts_sw_ring *ring,
+				      struct bts_record *buf, unsigned int n,
+				      enum bts_window *window)
+{
+	u64 total = local64_read(&ring->total);
+	u64 avail = min_t(u64, total, ring->capacity);
+	u64 first, i;
+
+	*window = !total ? BTS_WINDOW_EMPTY :
+		  total > ring->capacity ? BTS_WINDOW_WRAPPED :
+					   BTS_WINDOW_PARTIAL;
+	if (!ring->buf)
+		return 0;
+	n = min_t(u64, n, avail);
+	first = total - n;
+	for (i = 0; i < n; i++)
+		buf[i] = ring->buf[(first + i) % ring->capacity];
+	return n;
+}
+
+static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	/* The trylock disabled preemption: this CPU's ring is ours. */
+	bts_sw_ring_add(this_cpu_ptr(&bts_sw_rings), parent_ip, ip);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops bts_sw_ops = {
+	.func	= bts_sw_hook,
+	/* all functions, whatever set_ftrace_pid and set_ftrace_filter say */
+};
+
+static const char *bts_sw_unavailable(void)
+{
+	return NULL;
+}
+
+static unsigned int bts_sw_capacity(void)
+{
+	return BTS_SW_CAPACITY;
+}
+
+static void bts_sw_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct bts_sw_ring *ring = per_cpu_ptr(&bts_sw_rings, cpu);
+		struct bts_record *buf = ring->buf;
+
+		WRITE_ONCE(ring->buf, NULL);
+		kvfree(buf);
+	}
+}
+
+static int bts_sw_arm(unsigned int arm_flags)
+{
+	int cpu, ret;
+
+	/*
+	 * One bounded buffer per possible CPU, so that CPUs coming online
+	 * later record without a hotplug callback.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct bts_sw_ring *ring = per_cpu_ptr(&bts_sw_rings, cpu);
+
+		ring->capacity = BTS_SW_CAPACITY;
+		local64_set(&ring->total, 0);
+		WRITE_ONCE(ring->frozen, false);
+		ring->buf = kvcalloc(BTS_SW_CAPACITY, sizeof(*ring->buf),
+				     GFP_KERNEL);
+		if (!ring->buf) {
+			bts_sw_free();
+			return -ENOMEM;
+		}
+	}
+	ret = register_ftrace_function(&bts_sw_ops);
+	if (ret)
+		bts_sw_free();
+	return ret;
+}
+
+static void bts_sw_disarm(void)
+{
+	unregister_ftrace_function(&bts_sw_ops);
+	/* unregister waited for every hook still running to finish */
+	bts_sw_free();
+}
+
+static void notrace bts_sw_freeze_this_cpu(void)
+{
+	WRITE_ONCE(this_cpu_ptr(&bts_sw_rings)->frozen, true);
+	barrier();
+}
+
+static void notrace bts_sw_thaw_this_cpu(void)
+{
+	barrier();
+	WRITE_ONCE(this_cpu_ptr(&bts_sw_rings)->frozen, false);
+}
+
+static unsigned int notrace bts_sw_read_this_cpu(struct bts_record *buf,
+						 unsigned int n,
+						 enum bts_window *window)
+{
+	return bts_sw_ring_read(this_cpu_ptr(&bts_sw_rings), buf, n, window);
+}
+
+static struct bts_source bts_sw_source = {
+	.name			= "sw",
+	.id			= BTS_SOURCE_SW,
+	.unavailable		= bts_sw_unavailable,
+	.capacity		= bts_sw_capacity,
+	.arm			= bts_sw_arm,
+	.disarm			= bts_sw_disarm,
+	.freeze_this_cpu	= bts_sw_freeze_this_cpu,
+	.thaw_this_cpu		= bts_sw_thaw_this_cpu,
+	.read_this_cpu		= bts_sw_read_this_cpu,
+};
+
+static int __init bts_sw_init(void)
+{
+	return bts_register_source(&bts_sw_source);
+}
+core_initcall(bts_sw_init);

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The bts tracer end to end with the source this VM has (software: QEMU
+# has no BTS): files, source selection, a dump of a known workload on
+# CPU 1, pause/resume with tracing_on, and the binary per-CPU dump.
+. ./lib.sh
+
+
+grep -qw bts $T/available_tracers && ok "available_tracers lists bts" ||
+	not_ok "available_tracers lists bts"
+check "bts is reachable through debugfs too" test -f /sys/kernel/debug/tracing/bts/source
+is "source reads auto before anything is armed" "$(head -1 $B/source)" "[auto] hw sw"
+grep -q '^hw: .*unavailable: ' $B/source && ok "source says why hw is unavailable" ||
+	not_ok "source says why hw is unavailable"
+
+echo bts > $T/current_tracer
+is "current_tracer is bts" "$(cat $T/current_tracer)" bts
+is "auto picked the software source here" "$(sed -n 2p $B/source)" "active: sw"
+
+# A known workload on CPU 1 that ends by asking for the dump itself, so the
+# newest records of CPU 1 are the workload's: writes to /dev/null, then the
+# write to bts/dump.
+echo 100 > $B/nr_records
+echo > $T/trace
+taskset 2 sh -c 'i=0; while [ $i -lt 20 ]; do echo x > /dev/null; i=$((i+1)); done; echo 1 > /sys/kernel/tracing/bts/dump'
+cat $T/trace > /tmp/trace.txt
+bts_entries /tmp/trace.txt | grep ' cpu=1 ' > /tmp/cpu1.txt
+is "a dump emits exactly nr_records records for CPU 1" "$(wc -l < /tmp/cpu1.txt)" 100
+is "positions run 0..99, oldest first" \
+	"$(head -1 /tmp/cpu1.txt | grep -o ' 0/100 ' | tr -d ' ')/$(tail -1 /tmp/cpu1.txt | grep -o ' 99/100 ' | tr -d ' ')" \
+	"0/100/99/100"
+check "every record of CPU 1 is marked as software" sh -c '! grep -v "\[sw\]" /tmp/cpu1.txt'
+check "every record is symbolized (sym+off -> sym+off)" \
+	sh -c '! grep -vE " [a-zA-Z_][a-zA-Z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+ -> [a-zA-Z_][a-zA-Z0-9_.]*\+0x" /tmp/cpu1.txt'
+# the write path of the dump request: ksys_write, then vfs_write, then our handler
+tail -40 /tmp/cpu1.txt | grep -nE -- '-> (ksys_write|vfs_write|bts_dump_write)\+' |
+	sed -E 's/^([0-9]+):.*-> ([a-z_]+)\+.*/\2/' | uniq | tr '\n' ' ' > /tmp/order.txt
+case "$(cat /tmp/order.txt)" in
+*"ksys_write vfs_write bts_dump_write"*) ok "newest edges on CPU 1: ksys_write -> vfs_write -> bts_dump_write, in order" ;;
+*) not_ok "newest edges on CPU 1 in order (got: $(cat /tmp/order.txt))" ;;
+esac
+grep -c -- '-> ksys_write+' /tmp/cpu1.txt > /tmp/n.txt
+[ "$(cat /tmp/n.txt)" -ge 2 ] && ok "the workload's writes are in the history" ||
+	not_ok "the workload's writes are in the history ($(cat /tmp/n.txt) ksys_write edges)"
+check "CPU 0 was dumped too" grep -q ' cpu=0 ' /tmp/trace.txt
+
+# trace_pipe shows the same records as trace
+timeout 3 cat $T/trace_pipe > /tmp/pipe.txt
+is "trace_pipe shows the same bts records" "$(bts_entries /tmp/pipe.txt | wc -l)" \
+	"$(bts_entries /tmp/trace.txt | wc -l)"
+
+# The binary per-CPU dump
+dd if=$B/per_cpu/cpu1/records of=/tmp/rec.bin bs=4096 2>/dev/null
+is "records file starts with the BTSDUMP magic" "$(head -c 7 /tmp/rec.bin)" BTSDUMP
+is "records file holds a 192-byte header and 100 records" "$(wc -c < /tmp/rec.bin)" $((192 + 100 * 24))
+if command -v bts-dump >/dev/null; then
+	bts-dump --kallsyms /proc/kallsyms /tmp/rec.bin > /tmp/decoded.txt 2>&1
+	check "bts-dump decodes the records file" grep -q 'vfs_write\|ksys_write' /tmp/decoded.txt
+else
+	skip "bts-dump decodes the records file" "bts-dump not in the initramfs"
+fi
+
+# tracing_on 0 pauses recording: two reads of a CPU's records are equal
+echo 0 > $T/tracing_on
+cat $B/per_cpu/cpu0/records > /tmp/a.bin
+sleep 0.2
+cat $B/per_cpu/cpu0/records > /tmp/b.bin
+check "tracing_on 0 pauses recording (records do not change)" cmp -s /tmp/a.bin /tmp/b.bin
+echo 1 > $T/tracing_on
+sleep 0.2
+cat $B/per_cpu/cpu0/records > /tmp/c.bin
+check "tracing_on 1 resumes recording" sh -c '! cmp -s /tmp/a.bin /tmp/c.bin'
+
+# The dump file format is documented with a header of fixed fields
+is "the ftrace:bts format exists" "$(grep -c 'field:unsigned long from' $T/events/ftrace/bts/format)" 1
+
+echo nop > $T/current_tracer
+is "nop disarms: source shows nothing active" "$(sed -n 2p $B/source)" "active: none"
+write_fails "dump without the bts tracer fails with ENODEV" $B/dump 1 "No such device"
+check "records without the bts tracer cannot be opened" sh -c '! cat $B/per_cpu/cpu0/records'
+is "capture reads none when nothing was captured" "$(cat $B/capture)" none
+done_testing

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Every control file rejects bad input with the fitting errno and leaves
+# its state unchanged; the files are root only.
+. ./lib.sh
+
+echo bts > $T/current_tracer
+echo 500 > $B/nr_records
+for v in 0 -1 abc 2731 99999999999999999999 "" "1 2" 0x10; do
+	write_fails "nr_records rejects '$v' with EINVAL" $B/nr_records "$v" "Invalid argument"
+done
+is "nr_records is unchanged by the rejected writes" "$(cat $B/nr_records)" 500
+check "nr_records accepts its bounds 1 and 2730" sh -c "echo 1 > $B/nr_records && echo 2730 > $B/nr_records"
+is "nr_records reads back 2730" "$(cat $B/nr_records)" 2730
+
+before=$(cat $B/source)
+for v in bogus "" "sw sw" HW 1 autox; do
+	write_fails "source rejects '$v' with EINVAL" $B/source "$v" "Invalid argument"
+done
+log_mark
+write_fails "source hw fails with ENODEV on a machine without BTS" $B/source hw "No such device"
+log_since | grep -q 'intel_bts unavailable: ' && ok "the kernel log says why hw is unavailable" ||
+	not_ok "the kernel log says why hw is unavailable"
+is "source is unchanged by the rejected writes" "$(cat $B/source)" "$before"
+is "the tracer kept recording with sw" "$(sed -n 2p $B/source)" "active: sw"
+
+for v in 0 2 -1 abc "" all; do
+	write_fails "dump rejects '$v' with EINVAL" $B/dump "$v" "Invalid argument"
+done
+for v in 1 abc -1; do
+	write_fails "capture rejects '$v' with EINVAL" $B/capture "$v" "Invalid argument"
+done
+check "dump accepts 1" sh -c "echo 1 > $B/dump"
+
+# Permissions: root only
+is "source mode" "$(stat -c %a $B/source)" 640
+is "dump mode" "$(stat -c %a $B/dump)" 200
+is "records mode" "$(stat -c %a $B/per_cpu/cpu0/records)" 440
+if command -v chpst >/dev/null; then
+	check "an unprivileged user cannot read records" \
+		sh -c "! chpst -u 65534:65534 cat $B/per_cpu/cpu0/records"
+	check "an unprivileged user cannot dump" \
+		sh -c "! chpst -u 65534:65534 sh -c 'echo 1 > $B/dump'"
+else
+	skip "unprivileged access" "no chpst in busybox"
+fi
+
+# One owner: a second instance cannot take bts while the top level has it
+mkdir $T/instances/second
+write_fails "a second owner gets EBUSY" $T/instances/second/current_tracer bts "Device or resource busy"
+is "the top level still owns bts" "$(cat $T/current_tracer)" bts
+echo nop > $T/current_tracer
+check "an instance can own bts when the top level does not" \
+	sh -c "echo bts > $T/instances/second/current_tracer"
+echo 1 > $T/instances/second/tracing_on
+echo 1 > $B/dump
+check "a dump goes to the owning instance's buffer" \
+	sh -c "grep -q ' cpu=0 ' $T/instances/second/trace"
+check "and not to the top level's" sh -c "! grep -q ' cpu=0 [0-9]*/' $T/trace"
+write_fails "the top level gets EBUSY while the instance owns bts" $T/current_tracer bts "Device or resource busy"
+echo nop > $T/instances/second/current_tracer
+rmdir $T/instances/second
+check "after the instance let go the top level can take bts" sh -c "echo bts > $T/current_tracer"
+echo nop > $T/current_tracer
+done_testing

@@ -1,0 +1,34 @@
+#!/bin/sh
+# bts -> nop -> bts -> function -> bts, many times: no warning, no leak.
+# bts-boot: own
+# bts-timeout: 1500
+. ./lib.sh
+N=${BTS_SWITCH_ROUNDS:-100}
+for a in $(cat /proc/cmdline); do
+	case $a in bts.switch_rounds=*) N=${a#*=} ;; esac
+done
+log_mark
+free_before=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+fails=0
+i=0
+while [ $i -lt "$N" ]; do
+	for t in bts nop bts function bts; do
+		echo $t > $T/current_tracer || fails=$((fails + 1))
+	done
+	i=$((i + 1))
+done
+echo nop > $T/current_tracer
+is "$N rounds of bts/nop/bts/function/bts switched without an error" $fails 0
+is "nothing is armed afterwards" "$(sed -n 2p $B/source)" "active: none"
+check "no warning in the kernel log" sh -c "! (dmesg | tail -n +$((_log_lines + 1)) | grep -E 'WARNING|BUG:|bts: .*fail')"
+free_after=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+diag "MemAvailable before $free_before kB, after $free_after kB"
+# Each arm allocates 64 KiB per CPU twice (ring + capture): a leak of one
+# arm per round would lose more than 10 MiB over 100 rounds.
+[ $((free_before - free_after)) -lt 4096 ] && ok "no memory leaked (less than 4 MiB lost)" ||
+	not_ok "no memory leaked: lost $((free_before - free_after)) kB"
+echo bts > $T/current_tracer
+echo 1 > $B/dump
+check "bts still dumps after the switching" grep -q ' cpu=0 ' $T/trace
+echo nop > $T/current_tracer
+done_testing

@@ -1,0 +1,19 @@
+#!/bin/sh
+# trace-cmd start -p bts, a workload, a dump, trace-cmd stop, extract -k:
+# the trace.dat goes to the host, where 40-trace-cmd.host checks that
+# `trace-cmd report` symbolizes every bts record.
+. ./lib.sh
+cd /tmp
+check "trace-cmd start -p bts" trace-cmd start -p bts
+taskset 2 sh -c 'i=0; while [ $i -lt 10 ]; do echo x > /dev/null; i=$((i+1)); done; echo 1 > /sys/kernel/tracing/bts/dump'
+check "trace-cmd stop" trace-cmd stop
+n=$(bts_entries $T/trace | wc -l)
+[ "$n" -gt 0 ] && ok "the dump is in the ring buffer ($n records)" || not_ok "the dump is in the ring buffer"
+check "trace-cmd extract -k" trace-cmd extract -k -o /tmp/trace.dat
+trace-cmd report /tmp/trace.dat > /tmp/report.txt 2>/dev/null
+is "trace-cmd report in the guest shows every record" \
+	"$(grep -c ' cpu=[0-9]* [0-9]*/[0-9]* ' /tmp/report.txt)" "$n"
+cp /tmp/trace.dat /host/trace.dat && echo "$n" > /host/trace.dat.count
+check "trace.dat copied to the host" test -s /host/trace.dat
+echo nop > $T/current_tracer
+done_testing

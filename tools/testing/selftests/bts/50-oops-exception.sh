@@ -1,0 +1,21 @@
+#!/bin/sh
+# lkdtm EXCEPTION (a write to NULL in process context, panic_on_oops=0):
+# the capture keeps the history that led to the page fault. A second
+# oops is counted, not kept; after clearing, the next one is captured.
+# bts-boot: own
+# bts-expect: oops
+# bts-cmdline: panic_on_oops=0
+. ./lib-oops.sh
+arm
+provoke "echo EXCEPTION > $DIRECT"
+check_capture oops 1 lkdtm_EXCEPTION
+cat $B/per_cpu/cpu$(capture_cpu)/capture > /tmp/first.bin
+provoke "echo ACCESS_NULL > $DIRECT"
+case "$(cat $B/capture)" in
+*"later faults not kept: 1") ok "a second oops is counted, not kept" ;;
+*) not_ok "a second oops is counted (got '$(cat $B/capture)')" ;;
+esac
+cat $B/per_cpu/cpu$(capture_cpu)/capture > /tmp/second.bin
+check "the first capture is unchanged" cmp -s /tmp/first.bin /tmp/second.bin
+again_with_dump_on_oops "echo EXCEPTION > $DIRECT" oops
+done_testing

@@ -1,0 +1,12 @@
+#!/bin/sh
+# lkdtm BUG: captured in handle_bug() before report_bug(), emitted from
+# oops_begin().
+# bts-boot: own
+# bts-expect: bug
+# bts-cmdline: panic_on_oops=0
+. ./lib-oops.sh
+arm
+provoke "echo BUG > $DIRECT"
+check_capture BUG 2 lkdtm_BUG
+again_with_dump_on_oops "echo BUG > $DIRECT" BUG
+done_testing

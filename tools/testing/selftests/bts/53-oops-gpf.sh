@@ -1,0 +1,12 @@
+#!/bin/sh
+# A general protection fault from a non-canonical read (bts/test_fault,
+# test kernels only): captured in the DIE_GPF notifier.
+# bts-boot: own
+# bts-expect: oops
+# bts-cmdline: panic_on_oops=0
+. ./lib-oops.sh
+arm
+provoke "echo gpf > $B/test_fault"
+check_capture GPF 4 bts_test_gpf
+again_with_dump_on_oops "echo gpf > $B/test_fault" GPF
+done_testing

@@ -1,0 +1,66 @@
+# Shared steps of the fault-capture scenarios (5x-*.sh): arm bts, provoke
+# a fault, and check that the capture files and trace_pipe hold history
+# whose newest call edge before the marked fault record enters the
+# function that crashed. Then provoke it again with ftrace_dump_on_oops,
+# for the host checker (5x-*.host) to find the same on the console.
+. ./lib.sh
+DIRECT=/sys/kernel/debug/provoke-crash/DIRECT
+
+arm() {
+	echo bts > $T/current_tracer
+	echo 200 > $B/nr_records
+	echo 0 > /proc/sys/kernel/ftrace_dump_on_oops
+}
+
+# provoke CMD: run CMD in a child, which the oops kills
+provoke() { sh -c "$1" > /dev/null 2>&1; sleep 0.5; }
+
+# capture_cpu: the CPU named in bts/capture
+capture_cpu() { sed -n 's/.* on cpu \([0-9]*\),.*/\1/p' $B/capture; }
+
+# u32 FILE OFFSET: a little-endian 32-bit field of a dump header
+u32() { od -An -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
+
+# check_capture REASON-WORD REASON-NUMBER FUNCTION
+check_capture() {
+	local word=$1 num=$2 fn=$3 cpu f
+	case "$(cat $B/capture)" in
+	"$word on cpu "*) ok "bts/capture says: $(cat $B/capture)" ;;
+	*) not_ok "bts/capture says $word (got '$(cat $B/capture)')" ;;
+	esac
+	cpu=$(capture_cpu)
+	f=/tmp/capture.bin
+	cat $B/per_cpu/cpu${cpu:-0}/capture > $f
+	is "the capture file starts with BTSDUMP" "$(head -c 7 $f)" BTSDUMP
+	is "the capture file names the reason" "$(u32 $f 32)" "$num"
+	is "the capture file is flagged as a capture" $(( $(u32 $f 28) & 2 )) 2
+	[ "$(u32 $f 20)" -gt 0 ] && ok "the capture holds $(u32 $f 20) records" ||
+		not_ok "the capture holds records"
+	[ "$(u32 $f 36)" != 4294967295 ] && ok "a record is marked as the fault" ||
+		not_ok "a record is marked as the fault"
+	timeout 3 cat $T/trace_pipe > /tmp/pipe.txt
+	grep " cpu=$cpu " /tmp/pipe.txt | grep -B1 -m1 '\[fault\]' > /tmp/fault.txt
+	diag "$(cat /tmp/fault.txt)"
+	grep -q '\[fault\]' /tmp/fault.txt && ok "trace_pipe holds the history with the fault marked" ||
+		not_ok "trace_pipe holds the history with the fault marked"
+	head -1 /tmp/fault.txt | grep -q -- "-> $fn+" &&
+		ok "the newest call edge before the fault enters $fn" ||
+		not_ok "the newest call edge before the fault enters $fn (got: $(head -1 /tmp/fault.txt))"
+	if command -v bts-dump >/dev/null; then
+		bts-dump --kallsyms /proc/kallsyms $f > /tmp/decoded.txt 2>&1
+		check "bts-dump decodes the capture and names $fn" grep -q "$fn" /tmp/decoded.txt
+	fi
+}
+
+# again_with_dump_on_oops CMD: clear, provoke again with ftrace_dump_on_oops
+again_with_dump_on_oops() {
+	echo 0 > $B/capture
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	echo 1 > /proc/sys/kernel/ftrace_dump_on_oops
+	echo "BTS-GUEST: second fault, with ftrace_dump_on_oops"
+	echo "BTS-GUEST: second fault, with ftrace_dump_on_oops" > /dev/kmsg
+	provoke "$1"
+	is "after clearing, the next fault is captured" \
+		"$(cat $B/capture | cut -d' ' -f1-2)" "$2 on"
+}
