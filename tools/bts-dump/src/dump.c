@@ -5,9 +5,14 @@
  * names the offset of the offending field, so a truncated, corrupted or
  * hostile file is rejected instead of misread.
  */
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "util.h"
@@ -39,8 +44,12 @@ static void copy_label(char *dst, const uint8_t *src, size_t n)
 	dst[i] = '\0';
 }
 
-int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
-		   char *err, size_t errlen)
+/*
+ * With @borrow, records are used in place when the host is little-endian
+ * and they are aligned, instead of being copied out of @buf.
+ */
+static int parse(const uint8_t *buf, size_t len, struct bts_dump *d,
+		 char *err, size_t errlen, bool borrow)
 {
 	size_t have, need;
 
@@ -106,14 +115,54 @@ int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
 			    "%zu bytes of garbage after the last of %u records",
 			    len - need, d->count);
 
-	d->records = xmalloc((size_t)d->count * sizeof(*d->records));
 	const uint8_t *p = buf + d->header_size;
+
+	if (!d->count)
+		return 0;	/* records stays NULL */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (borrow && (uintptr_t)p % _Alignof(struct bts_rec) == 0 &&
+	    sizeof(struct bts_rec) == BTS_V1_RECORD_SIZE) {
+		d->records = (struct bts_rec *)(uintptr_t)p;
+		return 0;
+	}
+#else
+	(void)borrow;
+#endif
+	d->records = xmalloc((size_t)d->count * sizeof(*d->records));
 	for (uint32_t i = 0; i < d->count; i++, p += BTS_V1_RECORD_SIZE) {
 		d->records[i].from = get_le64(p);
 		d->records[i].to = get_le64(p + 8);
 		d->records[i].flags = get_le64(p + 16);
 	}
 	return 0;
+}
+
+int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
+		   char *err, size_t errlen)
+{
+	return parse(buf, len, d, err, errlen, false);
+}
+
+/* Map a regular file read-only; NULL for tracefs files (size 0) and errors. */
+static void *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st.st_size;
+	return p;
 }
 
 int bts_dump_load(const char *path, struct bts_dump *d)
@@ -123,10 +172,22 @@ int bts_dump_load(const char *path, struct bts_dump *d)
 	size_t len;
 	int ret;
 
-	if (read_whole_file(path, &buf, &len))
-		return -1;
-	ret = bts_dump_parse(buf, len, d, err, sizeof(err));
-	free(buf);
+	buf = map_file(path, &len);
+	if (buf) {
+		ret = parse(buf, len, d, err, sizeof(err), true);
+		if (!ret && d->records && (uint8_t *)d->records >= buf &&
+		    (uint8_t *)d->records < buf + len) {
+			d->map = buf;
+			d->map_len = len;
+		} else {
+			munmap(buf, len);
+		}
+	} else {
+		if (read_whole_file(path, &buf, &len))
+			return -1;
+		ret = parse(buf, len, d, err, sizeof(err), false);
+		free(buf);
+	}
 	if (ret)
 		return error_msg("%s: %s", path, err);
 	d->path = xstrdup(path);
@@ -135,7 +196,11 @@ int bts_dump_load(const char *path, struct bts_dump *d)
 
 void bts_dump_free(struct bts_dump *d)
 {
-	free(d->records);
+	if (d->map)
+		munmap(d->map, d->map_len);
+	else
+		free(d->records);
+	d->map = NULL;
 	free(d->path);
 	d->records = NULL;
 	d->path = NULL;

@@ -85,6 +85,8 @@ struct bts_dump {
 	char source_name[17];
 	char release[65];
 	struct bts_rec *records;
+	void *map;		/* file mapping the records live in, or NULL */
+	size_t map_len;
 };
 
 /**

@@ -9,6 +9,18 @@
 /* Indentation stops growing here: deeper stacks still read. */
 #define MAX_INDENT_DEPTH	40
 
+/* Copy a symbol name in 16-byte chunks: no call into memcpy per name. */
+static inline void out_sym_name(struct out *o, const struct resolver *r,
+				const struct sym *s)
+{
+	const char *src = sym_name(&r->st, s);
+	char *dst = out_reserve(o, (size_t)s->name_len + 16);
+
+	for (size_t i = 0; i < s->name_len; i += 16)
+		memcpy(dst + i, src + i, 16);
+	o->len += s->name_len;
+}
+
 static void out_sym(struct out *o, const struct resolver *r, uint64_t addr,
 		    const struct sym *s)
 {
@@ -17,7 +29,7 @@ static void out_sym(struct out *o, const struct resolver *r, uint64_t addr,
 		out_hex(o, addr);
 		return;
 	}
-	out_mem(o, sym_name(&r->st, s), s->name_len);
+	out_sym_name(o, r, s);
 	out_str(o, "+0x");
 	out_hex(o, sym_offset(r, s, addr));
 	if (s->module) {

@@ -102,6 +102,8 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 	else
 		r->bias = 0;
 	if (r->bias != old) {
+		memset(r->sym_cache, 0, sizeof(r->sym_cache));
+		r->last = NULL;
 		/* Caches hold runtime addresses: a new bias invalidates them. */
 		u64map_free(&r->kind_cache);
 		u64map_free(&r->src_cache);

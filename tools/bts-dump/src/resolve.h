@@ -39,6 +39,8 @@ struct classified {
 
 struct image;
 
+#define SYM_CACHE_SIZE	8192	/* power of two */
+
 struct resolver {
 	struct symtab st;
 	bool have_syms;
@@ -47,6 +49,11 @@ struct resolver {
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
 	bool want_decode;		/* decode instructions when bytes exist */
 	uint64_t bias;			/* runtime - table address, this dump */
+	const struct sym *last;		/* last symbol found: branches stay near */
+	struct {			/* recent lookups by table address */
+		uint64_t addr;		/* 0: empty (0 is never looked up) */
+		const struct sym *s;
+	} sym_cache[SYM_CACHE_SIZE];
 	void *cs;			/* capstone handle */
 	struct u64map kind_cache;	/* runtime from -> enum branch_kind + 1 */
 	struct u64map src_cache;	/* runtime addr -> src_pool offset + 1 */
@@ -70,11 +77,28 @@ static inline bool addr_is_user(uint64_t addr)
 }
 
 /* Symbol containing runtime address @addr, or NULL (user or unknown). */
-static inline const struct sym *resolve_sym(const struct resolver *r, uint64_t addr)
+static inline const struct sym *resolve_sym(struct resolver *r, uint64_t addr)
 {
+	const struct sym *s;
+
 	if (!r->have_syms || addr_is_user(addr))
 		return NULL;
-	return symtab_lookup(&r->st, addr - r->bias);
+	addr -= r->bias;
+	s = r->last;
+	if (s && addr >= s->addr && addr < s->end)
+		return s;
+	size_t slot = (size_t)((addr ^ addr >> 13) & (SYM_CACHE_SIZE - 1));
+
+	if (r->sym_cache[slot].addr == addr) {
+		s = r->sym_cache[slot].s;
+	} else {
+		s = symtab_lookup(&r->st, addr);
+		r->sym_cache[slot].addr = addr;
+		r->sym_cache[slot].s = s;
+	}
+	if (s)
+		r->last = s;
+	return s;
 }
 
 static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,

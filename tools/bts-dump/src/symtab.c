@@ -35,8 +35,9 @@ static uint32_t pool_add(struct symtab *st, const char *s, size_t n)
 {
 	uint32_t off;
 
-	if (st->pool_len + n + 1 > st->pool_cap) {
-		while (st->pool_len + n + 1 > st->pool_cap)
+	/* 16 bytes of slack: names are copied out in 16-byte chunks. */
+	if (st->pool_len + n + 1 + 16 > st->pool_cap) {
+		while (st->pool_len + n + 1 + 16 > st->pool_cap)
 			st->pool_cap *= 2;
 		st->pool = xrealloc(st->pool, st->pool_cap);
 	}
@@ -260,6 +261,10 @@ void symtab_finish(struct symtab *st)
 		st->syms[j++] = st->syms[i];
 	}
 	st->n = j;
+	/* Disjoint ranges: a lookup and a cached hit always agree. */
+	for (i = 0; i + 1 < st->n; i++)
+		if (st->syms[i].end > st->syms[i + 1].addr)
+			st->syms[i].end = st->syms[i + 1].addr;
 	free(st->addrs);
 	st->addrs = xmalloc((st->n ? st->n : 1) * sizeof(*st->addrs));
 	for (i = 0; i < st->n; i++)

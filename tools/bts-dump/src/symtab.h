@@ -52,6 +52,10 @@ void symtab_finish(struct symtab *st);
 
 const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
 
+/*
+ * The pool keeps 16 readable bytes after every name, so a name may be
+ * copied in whole 16-byte chunks (see out_sym_name()).
+ */
 static inline const char *sym_name(const struct symtab *st, const struct sym *s)
 {
 	return st->pool + s->name;

@@ -191,34 +191,26 @@ void out_free(struct out *o)
 
 void out_udec(struct out *o, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	char *p = out_reserve(o, (size_t)n);
-	for (int i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	o->len += (size_t)n;
+	out_udec_w(o, v, 0);
 }
 
 void out_udec_w(struct out *o, uint64_t v, int width)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[48], *p = tmp + sizeof(tmp);
+	int n;
 
+	if (width > 24)
+		width = 24;
 	do {
-		tmp[n++] = (char)('0' + v % 10);
+		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	if (width > n)
-		out_spaces(o, (size_t)(width - n));
-	char *p = out_reserve(o, (size_t)n);
-	for (int i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	o->len += (size_t)n;
+	n = (int)(tmp + sizeof(tmp) - p);
+	while (n < width) {
+		*--p = ' ';
+		n++;
+	}
+	out_mem(o, p, (size_t)n);
 }
 
 void out_fmt(struct out *o, const char *fmt, ...)

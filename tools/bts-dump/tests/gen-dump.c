@@ -48,6 +48,16 @@ static uint64_t rnd(void)
 	return rng_state;
 }
 
+/* Offset of branch site @k of function @fn: fixed per (fn, k). */
+static uint64_t site(size_t fn, unsigned int k)
+{
+	uint64_t x = (uint64_t)fn * 0x9e3779b97f4a7c15ULL + k * 0xbf58476d1ce4e5b9ULL;
+
+	x ^= x >> 31;
+	x *= 0x94d049bb133111ebULL;
+	return (x ^ x >> 29) & 0xffff;
+}
+
 static int fn_cmp(const void *a, const void *b)
 {
 	const struct fn *x = a, *y = b;
@@ -96,9 +106,9 @@ static struct fn *load_fns(const char *path, size_t *n, uint64_t *stext)
 }
 
 /*
- * A plausible branch history: calls into a working set of functions,
- * returns to the call sites, jumps inside functions, now and then a
- * syscall from user space and the return to it.
+ * A plausible branch history: calls into a working set of 2048 functions,
+ * returns to the call sites, jumps between 8 fixed sites inside functions,
+ * now and then a syscall from user space and the return to it.
  */
 static void walk(size_t count, const char *symbols, uint64_t *stext)
 {
@@ -120,7 +130,9 @@ static void walk(size_t count, const char *symbols, uint64_t *stext)
 	for (size_t i = 0; i < count; i++) {
 		unsigned int r = rnd() % 100;
 		uint64_t size = fns[cur].size > 1 ? fns[cur].size : 2;
-		uint64_t from = fns[cur].addr + rnd() % size;
+		/* Code has a few branch sites per function, not random ones. */
+		uint64_t from = fns[cur].addr + site(cur, rnd() % 8) % size;
+		uint64_t target = fns[cur].addr + site(cur, 8 + rnd() % 8) % size;
 
 		if (r < 30 && depth < 32) {
 			size_t callee = hot[rnd() % nhot];
@@ -139,7 +151,7 @@ static void walk(size_t count, const char *symbols, uint64_t *stext)
 			add_rec(fns[hot[1]].addr + 7, user + 2, 0);
 			i++;
 		} else {
-			add_rec(from, fns[cur].addr + rnd() % size, 0);
+			add_rec(from, target, 0);
 		}
 	}
 	free(fns);

@@ -1,0 +1,270 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bts-dump tests: the unit tests (tests/unit.c) and the command-line tests
+# below, on dumps generated here, all built with ASan/UBSan. TAP on stdout.
+#
+#   run-tests.sh BINDIR      BINDIR holds bts-dump, gen-dump and unit
+
+set -u
+BINDIR=$1
+BTS=$BINDIR/bts-dump
+GEN=$BINDIR/gen-dump
+UNIT=$BINDIR/unit
+T=$(mktemp -d /tmp/bts-dump-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+results=()
+diag=()
+
+# ok_if NAME COMMAND...: one test; COMMAND's status decides.
+ok_if() {
+	local name=$1
+	shift
+	if "$@" >"$T/last.out" 2>&1; then
+		results+=("ok - $name")
+	else
+		results+=("not ok - $name")
+		while IFS= read -r l; do results+=("# $l"); done < <(head -20 "$T/last.out")
+	fi
+}
+
+# --- unit tests -----------------------------------------------------------
+"$UNIT" >"$T/unit.out" 2>"$T/unit.err"
+unit_rc=$?
+while IFS= read -r l; do
+	case $l in
+	"ok - "* | "not ok - "*) results+=("$l") ;;
+	*) results+=("# $l") ;;
+	esac
+done <"$T/unit.out"
+sanitizer_clean() {
+	! grep -E "AddressSanitizer|LeakSanitizer|runtime error" "$@"
+}
+ok_if "unit: the unit tests exit 0 with no sanitizer report" \
+	bash -c "[ $unit_rc -eq 0 ] && ! grep -E 'Sanitizer|runtime error' '$T/unit.err'"
+
+# --- fixtures -------------------------------------------------------------
+S=$T/kallsyms
+cat >"$S" <<'SYMS'
+ffffffff81000000 T _stext
+ffffffff81000100 T entry_SYSCALL_64
+ffffffff81000200 T do_syscall_64
+ffffffff81000300 T ksys_read
+ffffffff81000400 T vfs_read
+ffffffff81000500 T _etext
+ffffffff81000500 D some_data
+ffffffffa0000000 t mod_fn	[mymod]
+ffffffffa0000100 t mod_fn2	[mymod]
+SYMS
+
+# CPU 1: a syscall that faults in vfs_read (record 5), oldest first.
+"$GEN" -o "$T/cpu1.bts" --cpu 1 --flags 3 --reason 1 --fault-index 5 \
+	--stext 0xffffffff81000000 \
+	--rec 7f0000001000:ffffffff81000100 \
+	--rec ffffffff81000120:ffffffff81000200 \
+	--rec ffffffff81000210:ffffffff81000300 \
+	--rec ffffffff81000308:ffffffff81000400 \
+	--rec ffffffff81000430:ffffffff81000440 \
+	--rec ffffffff81000444:ffffffff82000000:4000000000000000 \
+	--rec ffffffff81000450:ffffffff8100030d \
+	--rec ffffffff81000320:ffffffff81000215 \
+	--rec ffffffff81000180:7f0000001002
+# CPU 0: the software source, call edges only.
+"$GEN" -o "$T/cpu0.bts" --cpu 0 --source 2 --stext 0xffffffff81000000 \
+	--rec ffffffff81000120:ffffffff81000200:8000000000000000 \
+	--rec ffffffff81000210:ffffffff81000300:8000000000000000 \
+	--rec ffffffffa0000010:ffffffffa0000100:8000000000000000
+# CPU 2: armed, nothing recorded.
+"$GEN" -o "$T/cpu2.bts" --cpu 2 --flags 8 --source 1
+
+run() { "$BTS" -s "$S" "$@"; }
+run "$T/cpu2.bts" "$T/cpu1.bts" "$T/cpu0.bts" >"$T/all.txt" 2>"$T/all.err"
+all_rc=$?
+# record lines of CPU 1 only
+awk '/^CPU 1:/{p=1;next} /^CPU/{p=0} p && /^ +[0-9]+ /' "$T/all.txt" >"$T/cpu1.lines"
+
+ok_if "cli: several dumps are read and exit 0" test $all_rc -eq 0
+ok_if "cli: dumps print in CPU order whatever the argument order" \
+	bash -c "[ \"\$(grep -o '^CPU [0-9]' '$T/all.txt' | tr '\n' ' ')\" = 'CPU 0 CPU 1 CPU 2 ' ]"
+ok_if "cli: a wrapped window says that older history was lost" \
+	grep -q '^CPU 1: 9 records (capacity 2730, wrapped: older history lost)' "$T/all.txt"
+ok_if "cli: a capture names its reason and fault index" \
+	grep -q '^CPU 1:.*captured at oops, fault at #5' "$T/all.txt"
+ok_if "cli: records print oldest first, numbered from 0" \
+	bash -c "[ \"\$(awk '{print \$1}' '$T/cpu1.lines' | tr '\n' ' ')\" = '0 1 2 3 4 5 6 7 8 ' ]"
+ok_if "cli: an empty CPU says it recorded nothing" \
+	grep -q -A1 '^CPU 2: 0 records' "$T/all.txt" -e 'no records: nothing recorded since arming'
+ok_if "cli: a user address prints raw and the entry is marked user->kernel" \
+	grep -qE '^ +0 syscall\? +0x7f0000001000 -> entry_SYSCALL_64\+0x0  \(user->kernel\)$' "$T/cpu1.lines"
+ok_if "cli: the return to user space is marked kernel->user" \
+	grep -qE '^ +8 .*entry_SYSCALL_64\+0x80 -> 0x7f0000001002  \(kernel->user\)$' "$T/cpu1.lines"
+ok_if "cli: an address no symbol covers prints as hex" \
+	grep -qE '^ +5 .*vfs_read\+0x44 -> 0xffffffff82000000  <== FAULT$' "$T/cpu1.lines"
+ok_if "cli: a branch inside one function is a jump" \
+	grep -qE '^ +4 jmp\? +.*vfs_read\+0x30 -> vfs_read\+0x40$' "$T/cpu1.lines"
+ok_if "cli: returns land mid-function in the caller" \
+	grep -qE '^ +6 ret\? .*vfs_read\+0x50 -> ksys_read\+0xd$' "$T/cpu1.lines"
+indent_of() { sed -n "$(($1 + 1))p" "$T/cpu1.lines" | sed -E 's/^ +[0-9]+ [a-z?]+ //' | awk '{ match($0, /^ */); print RLENGTH }'; }
+ok_if "cli: calls indent one level deeper per call, returns come back" \
+	bash -c "[ $(indent_of 1) -lt $(indent_of 2) ] && [ $(indent_of 2) -lt $(indent_of 3) ] && [ $(indent_of 3) -lt $(indent_of 4) ] && [ $(indent_of 7) -lt $(indent_of 6) ]"
+ok_if "cli: software-source records are calls, and the source is named" \
+	bash -c "grep -q 'software source' '$T/all.txt' && [ \$(awk '/^CPU 0:/{p=1;next} /^CPU/{p=0} p && / call  /' '$T/all.txt' | wc -l) -eq 3 ]"
+ok_if "cli: module symbols print with their module" \
+	grep -qE 'mod_fn\+0x10 \[mymod\] -> mod_fn2\+0x0 \[mymod\]' "$T/all.txt"
+
+records_of() { grep -E '^ +[0-9]+ ' "$1" | awk '{print $1}' | tr '\n' ' '; }
+run -n 2 "$T/cpu1.bts" >"$T/n2.txt"
+ok_if "cli: -n 2 prints the last two records" bash -c "[ \"\$(records_of() { grep -E '^ +[0-9]+ ' \"\$1\" | awk '{print \$1}' | tr '\n' ' '; }; records_of '$T/n2.txt')\" = '7 8 ' ]"
+run --since-fault "$T/cpu1.bts" >"$T/since.txt"
+ok_if "cli: --since-fault starts at the fault record" \
+	bash -c "[ \"\$(grep -E '^ +[0-9]+ ' '$T/since.txt' | awk '{print \$1}' | tr '\n' ' ')\" = '5 6 7 8 ' ]"
+run --until-fault -n 3 "$T/cpu1.bts" >"$T/until.txt"
+ok_if "cli: --until-fault -n 3 prints the three records up to the fault" \
+	bash -c "[ \"\$(grep -E '^ +[0-9]+ ' '$T/until.txt' | awk '{print \$1}' | tr '\n' ' ')\" = '3 4 5 ' ]"
+run --since-fault "$T/cpu0.bts" >"$T/nofault.txt"
+ok_if "cli: --since-fault on a dump without a fault says so and prints nothing" \
+	bash -c "grep -q 'no fault recorded' '$T/nofault.txt' && ! grep -qE '^ +[0-9]+ ' '$T/nofault.txt'"
+run --cpu 0,2 "$T/cpu0.bts" "$T/cpu1.bts" "$T/cpu2.bts" >"$T/cpus.txt"
+ok_if "cli: --cpu 0,2 leaves CPU 1 out" \
+	bash -c "grep -q '^CPU 0' '$T/cpus.txt' && grep -q '^CPU 2' '$T/cpus.txt' && ! grep -q '^CPU 1' '$T/cpus.txt'"
+
+run --json "$T/cpu0.bts" "$T/cpu1.bts" "$T/cpu2.bts" >"$T/all.json"
+ok_if "cli: --json prints one JSON object per line: 3 dumps, 12 branches" python3 - "$T/all.json" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [o["type"] for o in objs]
+assert kinds.count("dump") == 3 and kinds.count("branch") == 12, kinds
+PY
+ok_if "cli: --json carries symbols, offsets, fault, transitions and kinds" python3 - "$T/all.json" <<'PY'
+import json, sys
+b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch" and o["cpu"] == 1]
+assert b[0]["from_sym"] is None and b[0]["to_sym"] == "entry_SYSCALL_64" and b[0]["transition"] == "user->kernel"
+assert b[5]["fault"] is True and b[5]["to_sym"] is None and b[5]["to"] == "0xffffffff82000000"
+assert b[3]["from_sym"] == "ksys_read" and b[3]["from_off"] == 8 and b[3]["kind"] == "call"
+assert all(x["fault"] is False for i, x in enumerate(b) if i != 5)
+d = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "dump" and o["cpu"] == 1][0]
+assert d["wrapped"] and d["capture"] and d["reason"] == "oops" and d["fault_index"] == 5
+PY
+
+run --perf "$T/cpu1.bts" >"$T/perf.txt"
+ok_if "cli: --perf prints perf-script-like branch lines" \
+	grep -qE '^ +bts +-1 \[001\] +12\.345678: +1 branches:k: ffffffff81000308 ksys_read\+0x8 \(\[kernel\.kallsyms\]\) => ffffffff81000400 vfs_read\+0x0 \(\[kernel\.kallsyms\]\)$' "$T/perf.txt"
+ok_if "cli: --perf marks user branches and unknown DSOs" \
+	grep -qE 'branches:u: 00007f0000001000 0x7f0000001000 \(\[unknown\]\) => ffffffff81000100 entry_SYSCALL_64\+0x0' "$T/perf.txt"
+
+# A hot loop: 5 x (jcc back to vfs_read+0x40), then a call out.
+"$GEN" -o "$T/hot.bts" --cpu 3 $(for i in 1 2 3 4 5; do echo --rec ffffffff81000460:ffffffff81000440; done) \
+	--rec ffffffff81000470:ffffffff81000300 --rec ffffffff81000310:ffffffff81000400 \
+	--rec ffffffff81000330:ffffffff81000400
+run --hist "$T/hot.bts" >"$T/hist.txt"
+ok_if "cli: --hist puts the hottest branch target first with its count and share" \
+	bash -c "sed -n 4p '$T/hist.txt' | grep -qE '^ +5 +62\.5%  vfs_read\+0x40$'"
+ok_if "cli: --hist counts branches landing in each function" \
+	bash -c "grep -A1 'function\$' '$T/hist.txt' | grep -qE '^ +7 +87\.5%  vfs_read$'"
+run --callgraph "$T/cpu1.bts" >"$T/graph.dot"
+ok_if "cli: --callgraph prints caller -> callee edges with counts as DOT" \
+	bash -c "head -1 '$T/graph.dot' | grep -q '^digraph' && grep -q '\"do_syscall_64\" -> \"ksys_read\" \[label=\"1\"' '$T/graph.dot' && tail -1 '$T/graph.dot' | grep -q '^}'"
+run --folded "$T/cpu1.bts" >"$T/folded.txt"
+ok_if "cli: --folded rebuilds stacks from calls and returns" \
+	grep -qx '\[user\];entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 2' "$T/folded.txt"
+
+# A tracing directory as the kernel lays it out.
+mkdir -p "$T/tracing/bts/per_cpu/cpu0" "$T/tracing/bts/per_cpu/cpu1" "$T/tracing/bts/per_cpu/cpu10"
+cp "$T/cpu0.bts" "$T/tracing/bts/per_cpu/cpu0/records"
+cp "$T/cpu1.bts" "$T/tracing/bts/per_cpu/cpu1/records"
+cp "$T/cpu2.bts" "$T/tracing/bts/per_cpu/cpu10/records"
+cp "$T/cpu1.bts" "$T/tracing/bts/per_cpu/cpu1/capture"
+run --tracing-dir "$T/tracing" >"$T/td.txt" 2>&1
+ok_if "cli: --tracing-dir reads every per_cpu/cpu*/records" \
+	bash -c "[ \$(grep -c '^CPU' '$T/td.txt') -eq 3 ]"
+run --capture --tracing-dir "$T/tracing" >"$T/tdc.txt" 2>&1
+ok_if "cli: --capture --tracing-dir reads the capture files" \
+	bash -c "[ \$(grep -c '^CPU' '$T/tdc.txt') -eq 1 ] && grep -q '^CPU 1' '$T/tdc.txt'"
+
+# Hostile input.
+one_line_error() {	# FILE EXPECTED-REGEX
+	"$BTS" -s "$S" "$1" >/dev/null 2>"$T/err.txt"
+	local rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$T/err.txt")" -eq 1 ] && grep -qE "$2" "$T/err.txt"
+}
+"$GEN" -o "$T/trunc.bts" --rec 1:2 --rec 3:4 --truncate 230
+ok_if "cli: a truncated dump fails with one line naming the file and offset" \
+	one_line_error "$T/trunc.bts" "^bts-dump: $T/trunc.bts: offset 216: truncated: header says 2 records, file holds 1$"
+"$GEN" -o "$T/hs.bts" --header-size 64 --rec 1:2
+ok_if "cli: header_size below 192 fails naming offset 10" \
+	one_line_error "$T/hs.bts" "^bts-dump: $T/hs.bts: offset 10: header_size 64 "
+"$GEN" -o "$T/rs.bts" --record-size 16 --rec 1:2
+ok_if "cli: record_size other than 24 fails naming offset 12" \
+	one_line_error "$T/rs.bts" "^bts-dump: $T/rs.bts: offset 12: record_size 16"
+head -c 100 /dev/urandom >"$T/random.bin"
+ok_if "cli: a file that is not a dump fails naming offset 0" \
+	one_line_error "$T/random.bin" "offset 0: bad magic"
+ok_if "cli: a missing file fails with exit 1" one_line_error "$T/nonexistent" "No such file"
+ok_if "cli: one bad file does not stop the others, but the exit status is 1" \
+	bash -c "'$BTS' -s '$S' '$T/trunc.bts' '$T/cpu1.bts' >'$T/mixed.txt' 2>/dev/null; [ \$? -eq 1 ] && grep -q '^CPU 1' '$T/mixed.txt'"
+
+# Bit flips and cuts of a valid dump: errors, never crashes or sanitizer reports.
+python3 - "$T/cpu1.bts" "$T/mut" <<'PY'
+import os, random, sys
+data = open(sys.argv[1], "rb").read()
+os.makedirs(sys.argv[2], exist_ok=True)
+rnd = random.Random(1)
+for i in range(150):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 8)):
+        b[rnd.randrange(len(b))] = rnd.randrange(256)
+    if i % 3 == 0:
+        b = b[:rnd.randrange(len(b))]
+    open(os.path.join(sys.argv[2], "m%03d" % i), "wb").write(b)
+PY
+mutants_ok() {
+	local f rc bad=0
+	for f in "$T"/mut/m*; do
+		for mode in "" --json --folded; do
+			"$BTS" -s "$S" $mode "$f" >/dev/null 2>"$T/mut.err"
+			rc=$?
+			if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$T/mut.err"; then
+				echo "$f $mode: exit $rc"; head -3 "$T/mut.err"; bad=1
+			fi
+		done
+	done
+	return $bad
+}
+ok_if "cli: 150 corrupted dumps give exit 0 or 1, never a crash or sanitizer report" mutants_ok
+
+"$GEN" -o "$T/kaslr.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 \
+	--rec ffffffff93000310:ffffffff93000400
+grep -v mod_ "$S" >"$T/System.map"
+"$BTS" -s "$T/System.map" "$T/kaslr.bts" >"$T/kaslr.txt" 2>&1
+ok_if "cli: a System.map names a dump taken at a KASLR-randomized base" \
+	grep -qE '^ +0 call\? +ksys_read\+0x10 -> vfs_read\+0x0$' "$T/kaslr.txt"
+
+"$BTS" --help >"$T/help.txt"
+ok_if "cli: --help exits 0 and documents every option" \
+	bash -c "for o in --tracing-dir --capture --cpu --symbols --vmlinux --kcore --last --since-fault --until-fault --json --perf --hist --callgraph --folded; do grep -q -- \"\$o\" '$T/help.txt' || exit 1; done"
+ok_if "cli: an unknown option is a usage error (exit 2)" \
+	bash -c "'$BTS' --bogus >/dev/null 2>&1; [ \$? -eq 2 ]"
+ok_if "cli: a bad --cpu list is a usage error (exit 2)" \
+	bash -c "'$BTS' --cpu 3-1 '$T/cpu1.bts' >/dev/null 2>&1; [ \$? -eq 2 ]"
+"$GEN" -o "$T/many.bts" --walk 200000 --symbols "$S"
+ok_if "cli: a reader that goes away (broken pipe) ends the output quietly" \
+	bash -c "set -o pipefail; '$BTS' -s '$S' '$T/many.bts' 2>'$T/pipe.err' | head -1 >/dev/null; rc=\$?; [ \$rc -eq 0 -o \$rc -eq 141 ] && ! grep -qE 'Sanitizer|runtime error' '$T/pipe.err'"
+
+# --- TAP ------------------------------------------------------------------
+n=0
+fail=0
+for r in "${results[@]}"; do
+	case $r in "ok - "* | "not ok - "*) n=$((n + 1)) ;; esac
+done
+echo "1..$n"
+i=0
+for r in "${results[@]}"; do
+	case $r in
+	"ok - "*) i=$((i + 1)); echo "ok $i - ${r#ok - }" ;;
+	"not ok - "*) i=$((i + 1)); fail=$((fail + 1)); echo "not ok $i - ${r#not ok - }" ;;
+	*) echo "$r" ;;
+	esac
+done
+[ $fail -eq 0 ] && echo "# all $n tests passed" || echo "# $fail of $n tests failed"
+exit $((fail > 0))
