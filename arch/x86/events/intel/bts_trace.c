@@ -68,7 +68,7 @@
 
 /**
  * struct intel_bts_hw - every access to the hardware and to perf
- * @cpu_has:		boot_cpu_has() of an X86_FEATURE_* bit
+ * @has_feature:		boot_cpu_has() of an X86_FEATURE_* bit
  * @pmu_has_bts:	perf found BTS when it set up the PMU (x86_pmu.bts)
  * @pmu_bts_active:	perf's DS allocation of the BTS buffers succeeded
  *			(x86_pmu.bts_active; valid while reserved)
@@ -86,7 +86,7 @@
  * NMI context and must be notrace.
  */
 struct intel_bts_hw {
-	bool (*cpu_has)(unsigned int feature);
+	bool (*has_feature)(unsigned int feature);
 	bool (*pmu_has_bts)(void);
 	bool (*pmu_bts_active)(void);
 	int (*add_exclusive)(void);
@@ -151,7 +151,7 @@ struct intel_bts {
 
 /* ---- the real hardware: the only lines that touch MSRs, DS and perf ---- */
 
-static bool intel_bts_hw_cpu_has(unsigned int feature)
+static bool intel_bts_hw_has_feature(unsigned int feature)
 {
 	return boot_cpu_has(feature);
 }
@@ -207,7 +207,7 @@ static notrace void intel_bts_hw_debugctl_write(u64 val)
 }
 
 static const struct intel_bts_hw intel_bts_real_hw = {
-	.cpu_has	= intel_bts_hw_cpu_has,
+	.has_feature	= intel_bts_hw_has_feature,
 	.pmu_has_bts	= intel_bts_hw_pmu_has_bts,
 	.pmu_bts_active	= intel_bts_hw_pmu_bts_active,
 	.add_exclusive	= intel_bts_hw_add_exclusive,
@@ -235,11 +235,11 @@ static const struct intel_bts_hw intel_bts_real_hw = {
  */
 static const char *intel_bts_static_reason(const struct intel_bts_hw *hw)
 {
-	if (hw->cpu_has(X86_FEATURE_HYPERVISOR))
+	if (hw->has_feature(X86_FEATURE_HYPERVISOR))
 		return "no BTS: running under a hypervisor (no VM exposes BTS)";
-	if (!hw->cpu_has(X86_FEATURE_BTS))
+	if (!hw->has_feature(X86_FEATURE_BTS))
 		return "no BTS: the CPU has no Branch Trace Store";
-	if (!hw->cpu_has(X86_FEATURE_DTES64))
+	if (!hw->has_feature(X86_FEATURE_DTES64))
 		return "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)";
 	if (!hw->pmu_has_bts())
 		return "no BTS: perf did not set up BTS on this CPU";
@@ -591,7 +591,7 @@ static int intel_bts_arm(unsigned int arm_flags)
 		goto out;
 	ret = -EOPNOTSUPP;
 	if (!(arm_flags & BTS_ARM_USER) &&
-	    !intel_bts.hw->cpu_has(X86_FEATURE_DSCPL)) {
+	    !intel_bts.hw->has_feature(X86_FEATURE_DSCPL)) {
 		pr_info("no DS-CPL: user branches cannot be left out; enable the user option\n");
 		goto out;
 	}
@@ -672,7 +672,7 @@ static struct bts_source intel_bts_source = {
  * online here, IRQs off); the others come back through the online
  * callback. The DS fields and the buffer survived in memory.
  */
-static void intel_bts_resume(void)
+static void intel_bts_resume(void *data)
 {
 	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
 
@@ -681,8 +681,12 @@ static void intel_bts_resume(void)
 					  c->ctl);
 }
 
-static struct syscore_ops intel_bts_syscore_ops = {
+static const struct syscore_ops intel_bts_syscore_ops = {
 	.resume = intel_bts_resume,
+};
+
+static struct syscore intel_bts_syscore = {
+	.ops = &intel_bts_syscore_ops,
 };
 
 static int __init intel_bts_init(void)
@@ -693,7 +697,7 @@ static int __init intel_bts_init(void)
 	if (why) {
 		pr_info("%s\n", why);
 	} else {
-		register_syscore_ops(&intel_bts_syscore_ops);
+		register_syscore(&intel_bts_syscore);
 		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
 	}
 	/* Registered either way, so that users see it and why it is off. */

@@ -82,7 +82,7 @@ static void model_log(char c)
 		model->log[model->nlog++] = c;
 }
 
-static bool model_cpu_has(unsigned int feature)
+static bool model_has_feature(unsigned int feature)
 {
 	if (feature == X86_FEATURE_HYPERVISOR)
 		return model->hypervisor;
@@ -170,7 +170,7 @@ static void model_debugctl_write(u64 val)
 }
 
 static const struct intel_bts_hw intel_bts_model_hw = {
-	.cpu_has	= model_cpu_has,
+	.has_feature	= model_has_feature,
 	.pmu_has_bts	= model_pmu_has_bts,
 	.pmu_bts_active	= model_pmu_bts_active,
 	.add_exclusive	= model_add_exclusive,
@@ -353,11 +353,13 @@ static void intel_bts_partial_fill_reads_newest_n(struct kunit *test)
 static void intel_bts_n_larger_than_recorded_is_clamped(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
-	struct bts_record out[100];
+	struct bts_record *out;
 	enum bts_window w;
 
+	out = kunit_kcalloc(test, 100, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
 	model_run(0, 2);
-	KUNIT_ASSERT_EQ(test, model_read(t, out, ARRAY_SIZE(out), &w), 2);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 100, &w), 2);
 	expect_branches(test, out, 2, 0);
 }
 
