@@ -256,7 +256,8 @@ void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
 {
 	uint64_t max = 1;
 
-	qsort(a->edges, a->nedges, sizeof(*a->edges), edge_cmp);
+	if (a->nedges)
+		qsort(a->edges, a->nedges, sizeof(*a->edges), edge_cmp);
 	if (a->nedges)
 		max = a->edges[0].count;
 	out_str(o, "digraph bts_calls {\n\trankdir=LR;\n\tnode [shape=box, fontname=\"monospace\"];\n");

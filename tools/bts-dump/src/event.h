@@ -44,6 +44,18 @@ void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 
 struct analysis;
 
+/* Which records of a dump to show, and how. */
+struct walk_opts {
+	struct print_opts po;
+	bool since_fault;
+	bool until_fault;
+	uint64_t last;		/* 0: all */
+};
+
+/* Print @d's records, or add them to @an when @an is not NULL. */
+void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
+	       struct analysis *an, const struct bts_dump *d);
+
 struct analysis *analysis_new(void);
 void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev);
 void analysis_free(struct analysis *a);

@@ -156,7 +156,8 @@ static void load_dwarf(struct image *img)
 		}
 		off = next;
 	}
-	qsort(img->ranges, img->nranges, sizeof(*img->ranges), range_cmp);
+	if (img->nranges)
+		qsort(img->ranges, img->nranges, sizeof(*img->ranges), range_cmp);
 }
 
 struct image *image_open(const char *path, struct symtab *st)

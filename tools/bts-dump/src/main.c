@@ -79,17 +79,14 @@ struct cpu_range {
 };
 
 struct options {
-	struct print_opts po;
+	struct walk_opts walk;
 	const char *symbols;
 	const char *vmlinux;
 	const char *kcore;
 	bool no_symbols;
 	bool capture;
-	bool since_fault;
-	bool until_fault;
 	bool hist, callgraph, folded;
 	unsigned int top;
-	uint64_t last;			/* 0: all */
 	struct cpu_range *cpus;		/* NULL: all */
 	size_t ncpus;
 };
@@ -269,67 +266,6 @@ static int dump_cmp(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-static void process(const struct options *opt, struct resolver *r, struct out *o,
-		    struct analysis *an, const struct bts_dump *d)
-{
-	bool listing = !an;
-	uint32_t first = 0, end = d->count;
-	struct callstack cs = { .n = 0 };
-	uint32_t fault = d->fault_index;
-
-	resolver_set_dump(r, d);
-	if (fault == BTS_NO_FAULT) {
-		for (uint32_t i = 0; i < d->count; i++)
-			if (d->records[i].flags & BTS_FLAG_FAULT)
-				fault = i;
-	}
-	if (opt->since_fault || opt->until_fault) {
-		if (fault == BTS_NO_FAULT) {
-			first = end = 0;
-		} else {
-			if (opt->since_fault)
-				first = fault;
-			if (opt->until_fault)
-				end = fault + 1;
-		}
-	}
-	if (opt->last && end - first > opt->last)
-		first = end - (uint32_t)opt->last;
-	if (listing) {
-		print_dump_header(o, &opt->po, d, first, end);
-		if ((opt->since_fault || opt->until_fault) && fault == BTS_NO_FAULT &&
-		    opt->po.fmt == FMT_TEXT && d->count)
-			out_str(o, "  (no fault recorded in this dump)\n");
-	}
-
-	/* Records before the window still build the call stack. */
-	for (uint32_t i = 0; i < end; i++) {
-		const struct bts_rec *rec = &d->records[i];
-		struct event ev = {
-			.dump = d,
-			.rec = rec,
-			.index = i,
-			.from_sym = resolve_sym(r, rec->from),
-			.to_sym = resolve_sym(r, rec->to),
-			.fault = i == fault || (rec->flags & BTS_FLAG_FAULT),
-			.stack = &cs,
-		};
-
-		ev.c = classify(r, rec, ev.from_sym, ev.to_sym);
-		ev.depth = stack_depth(&cs);
-		stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
-			    fn_key(r, rec->to, ev.to_sym));
-		if (i < first)
-			continue;
-		if (listing)
-			print_event(o, &opt->po, r, &ev);
-		else
-			analysis_add(an, r, &ev);
-		if (o->failed)
-			return;
-	}
-}
-
 static bool same_release(const struct bts_dump *d, size_t n)
 {
 	struct utsname u;
@@ -382,7 +318,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .po = { .fmt = FMT_TEXT, .indent = true }, .top = 25 };
+	struct options opt = { .walk.po = { .fmt = FMT_TEXT, .indent = true }, .top = 25 };
 	bool no_lines = false, no_decode = false;
 	struct analysis *an = NULL;
 	struct inputs in = { 0 };
@@ -426,26 +362,26 @@ int main(int argc, char **argv)
 			no_decode = true;
 			break;
 		case 'n':
-			if (parse_count("--last", optarg, &opt.last))
+			if (parse_count("--last", optarg, &opt.walk.last))
 				return 2;
 			break;
 		case 'f':
-			opt.since_fault = true;
+			opt.walk.since_fault = true;
 			break;
 		case 'F':
-			opt.until_fault = true;
+			opt.walk.until_fault = true;
 			break;
 		case 'j':
-			opt.po.fmt = FMT_JSON;
+			opt.walk.po.fmt = FMT_JSON;
 			break;
 		case 'p':
-			opt.po.fmt = FMT_PERF;
+			opt.walk.po.fmt = FMT_PERF;
 			break;
 		case 'a':
-			opt.po.addresses = true;
+			opt.walk.po.addresses = true;
 			break;
 		case OPT_NO_INDENT:
-			opt.po.indent = false;
+			opt.walk.po.indent = false;
 			break;
 		case OPT_HIST:
 			opt.hist = true;
@@ -541,7 +477,7 @@ int main(int argc, char **argv)
 		an = analysis_new();
 	for (size_t i = 0; i < ndumps && !o.failed; i++) {
 		if (cpu_selected(&opt, dumps[i].cpu))
-			process(&opt, &r, &o, an, &dumps[i]);
+			walk_dump(&opt.walk, &r, &o, an, &dumps[i]);
 	}
 	if (an && !o.failed) {
 		if (opt.hist)

@@ -114,13 +114,25 @@ static const char *skip_word(const char *p, const char *end)
 
 int symtab_load_kallsyms(struct symtab *st, const char *path)
 {
-	size_t len, lineno = 0, added = 0, zero = 0;
-	const char *p, *end;
 	uint8_t *buf;
+	size_t len;
+	int ret;
 
 	if (read_whole_file(path, &buf, &len))
 		return -1;
-	p = (const char *)buf;
+	ret = symtab_parse_kallsyms(st, (const char *)buf, len, path);
+	free(buf);
+	if (!ret)
+		st->link_addresses = strstr(path, "kallsyms") == NULL;
+	return ret;
+}
+
+int symtab_parse_kallsyms(struct symtab *st, const char *buf, size_t len, const char *path)
+{
+	size_t lineno = 0, added = 0, zero = 0;
+	const char *p, *end;
+
+	p = buf;
 	end = p + len;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -152,17 +164,14 @@ int symtab_load_kallsyms(struct symtab *st, const char *path)
 		if (!digits || digits > 16 || line >= eol) {
 			if (line == eol && !digits)	/* blank line */
 				continue;
-			free(buf);
 			return error_msg("%s: line %zu: not a kallsyms/System.map line",
 					 path, lineno);
 		}
 		type = *line++;
 		name = skip_blank(line, eol);
 		name_end = skip_word(name, eol);
-		if (name == name_end) {
-			free(buf);
+		if (name == name_end)
 			return error_msg("%s: line %zu: symbol without a name", path, lineno);
-		}
 		line = skip_blank(name_end, eol);
 		if (line < eol && *line == '[') {
 			mod = line;
@@ -176,13 +185,11 @@ int symtab_load_kallsyms(struct symtab *st, const char *path)
 		symtab_add(st, addr, 0, type, name, (size_t)(name_end - name), mod, mod_len);
 		added++;
 	}
-	free(buf);
 	if (!added)
 		return error_msg("%s: no symbols", path);
 	if (zero == added)
 		return error_msg("%s: every address is 0 (read it as root, or set kptr_restrict=0)",
 				 path);
-	st->link_addresses = strstr(path, "kallsyms") == NULL;
 	return 0;
 }
 
@@ -239,7 +246,8 @@ void symtab_finish(struct symtab *st)
 {
 	size_t i, j;
 
-	qsort(st->syms, st->n, sizeof(*st->syms), sym_cmp);
+	if (st->n)
+		qsort(st->syms, st->n, sizeof(*st->syms), sym_cmp);
 	/* Ends first, from every symbol (data bounds the code before it). */
 	for (i = 0; i < st->n; i++) {
 		struct sym *s = &st->syms[i];

@@ -46,6 +46,8 @@ void symtab_add(struct symtab *st, uint64_t addr, uint64_t size, char type,
 
 /* Load kallsyms/System.map text ("addr type name [module]" lines). */
 int symtab_load_kallsyms(struct symtab *st, const char *path);
+/* The same from memory; @path names it in messages. */
+int symtab_parse_kallsyms(struct symtab *st, const char *buf, size_t len, const char *path);
 
 /* Sort, drop aliases, compute ends, build the index. Call once. */
 void symtab_finish(struct symtab *st);

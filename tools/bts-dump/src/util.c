@@ -62,10 +62,14 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+bool messages_off;
+
 int error_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (messages_off)
+		return -1;
 	fputs("bts-dump: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -78,6 +82,8 @@ void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (messages_off)
+		return;
 	fputs("bts-dump: warning: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -21,6 +21,9 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/* Set to silence error_msg() and warn_msg() (the fuzzer does). */
+extern bool messages_off;
+
 /* Report an error on stderr as "bts-dump: <msg>" and return -1. */
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -97,8 +97,8 @@ ok_if "cli: an empty CPU says it recorded nothing" \
 	grep -q -A1 '^CPU 2: 0 records' "$T/all.txt" -e 'no records: nothing recorded since arming'
 ok_if "cli: a user address prints raw and the entry is marked user->kernel" \
 	grep -qE '^ +0 syscall\? +0x7f0000001000 -> entry_SYSCALL_64\+0x0  \(user->kernel\)$' "$T/cpu1.lines"
-ok_if "cli: the return to user space is marked kernel->user" \
-	grep -qE '^ +8 .*entry_SYSCALL_64\+0x80 -> 0x7f0000001002  \(kernel->user\)$' "$T/cpu1.lines"
+ok_if "cli: the return to user space is a (guessed) sysret marked kernel->user" \
+	grep -qE '^ +8 sysret\? .*entry_SYSCALL_64\+0x80 -> 0x7f0000001002  \(kernel->user\)$' "$T/cpu1.lines"
 ok_if "cli: an address no symbol covers prints as hex" \
 	grep -qE '^ +5 .*vfs_read\+0x44 -> 0xffffffff82000000  <== FAULT$' "$T/cpu1.lines"
 ok_if "cli: a branch inside one function is a jump" \

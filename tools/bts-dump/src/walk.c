@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (analysis layer): walk one dump's records oldest first, turn
+ * each into an event (symbols, kind, call depth, fault mark) and hand it to
+ * the printer or the analyses. Records before the selected window still
+ * feed the call-stack model, so depths inside the window are right.
+ */
+#include "event.h"
+
+void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
+	       struct analysis *an, const struct bts_dump *d)
+{
+	bool listing = !an;
+	uint32_t first = 0, end = d->count;
+	struct callstack cs = { .n = 0 };
+	uint32_t fault = d->fault_index;
+
+	resolver_set_dump(r, d);
+	if (fault == BTS_NO_FAULT) {
+		for (uint32_t i = 0; i < d->count; i++)
+			if (d->records[i].flags & BTS_FLAG_FAULT)
+				fault = i;
+	}
+	if (opt->since_fault || opt->until_fault) {
+		if (fault == BTS_NO_FAULT) {
+			first = end = 0;
+		} else {
+			if (opt->since_fault)
+				first = fault;
+			if (opt->until_fault)
+				end = fault + 1;
+		}
+	}
+	if (opt->last && end - first > opt->last)
+		first = end - (uint32_t)opt->last;
+	if (listing) {
+		print_dump_header(o, &opt->po, d, first, end);
+		if ((opt->since_fault || opt->until_fault) && fault == BTS_NO_FAULT &&
+		    opt->po.fmt == FMT_TEXT && d->count)
+			out_str(o, "  (no fault recorded in this dump)\n");
+	}
+
+	/* Records before the window still build the call stack. */
+	for (uint32_t i = 0; i < end; i++) {
+		const struct bts_rec *rec = &d->records[i];
+		struct event ev = {
+			.dump = d,
+			.rec = rec,
+			.index = i,
+			.from_sym = resolve_sym(r, rec->from),
+			.to_sym = resolve_sym(r, rec->to),
+			.fault = i == fault || (rec->flags & BTS_FLAG_FAULT),
+			.stack = &cs,
+		};
+
+		ev.c = classify(r, rec, ev.from_sym, ev.to_sym);
+		ev.depth = stack_depth(&cs);
+		stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
+			    fn_key(r, rec->to, ev.to_sym));
+		if (i < first)
+			continue;
+		if (listing)
+			print_event(o, &opt->po, r, &ev);
+		else
+			analysis_add(an, r, &ev);
+		if (o->failed)
+			return;
+	}
+}
+
