@@ -42,6 +42,7 @@ struct image {
 	struct cu_range *ranges;
 	size_t nranges;
 	char *src_root;		/* stripped from file names, or NULL */
+	uint64_t stext;
 };
 
 static int load_segments(struct image *img)
@@ -97,6 +98,10 @@ static void load_symbols(struct image *img, struct symtab *st)
 			name = elf_strptr(img->elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
+			if (!strcmp(name, "_stext"))
+				img->stext = sym.st_value;
+			if (!st)
+				continue;
 			tscn = elf_getscn(img->elf, sym.st_shndx);
 			if (!tscn || !gelf_getshdr(tscn, &tsh) || !(tsh.sh_flags & SHF_ALLOC))
 				continue;
@@ -104,10 +109,16 @@ static void load_symbols(struct image *img, struct symtab *st)
 				t = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 't' : 'T';
 			else
 				t = 'd';
-			symtab_add(st, sym.st_value, sym.st_size, t, name, strlen(name), NULL, 0);
+			/*
+			 * Sizes are left out on purpose: like kallsyms and %pS, a
+			 * symbol runs to the next one, so the vmlinux, System.map
+			 * and trace-cmd name every address the same way.
+			 */
+			symtab_add(st, sym.st_value, 0, t, name, strlen(name), NULL, 0);
 		}
 	}
-	st->link_addresses = 1;
+	if (st)
+		st->link_addresses = 1;
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -160,7 +171,7 @@ static void load_dwarf(struct image *img)
 		qsort(img->ranges, img->nranges, sizeof(*img->ranges), range_cmp);
 }
 
-struct image *image_open(const char *path, struct symtab *st)
+struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 {
 	struct image *img;
 
@@ -178,11 +189,11 @@ struct image *image_open(const char *path, struct symtab *st)
 		goto fail;
 	}
 	load_segments(img);
-	if (st)
-		load_symbols(img, st);
 	/* /proc/kcore has no sections: no symbols, no DWARF, just bytes. */
-	if (st)
+	if (dwarf) {
+		load_symbols(img, st);
 		load_dwarf(img);
+	}
 	return img;
 fail:
 	image_close(img);
@@ -220,6 +231,11 @@ size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n)
 		return r > 0 ? (size_t)r : 0;
 	}
 	return 0;
+}
+
+uint64_t image_stext(struct image *img)
+{
+	return img->stext;
 }
 
 int image_has_dwarf(struct image *img)

@@ -7,18 +7,25 @@
 #ifndef BTS_DUMP_IMAGE_H
 #define BTS_DUMP_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct symtab;
 struct image;
 
-/* Open @path; load its symbols into @st if @st is not NULL. */
-struct image *image_open(const char *path, struct symtab *st);
+/*
+ * Open @path; load its symbols into @st if @st is not NULL, and its DWARF
+ * if @dwarf (a vmlinux; /proc/kcore has neither).
+ */
+struct image *image_open(const char *path, struct symtab *st, bool dwarf);
 void image_close(struct image *img);
 
 /* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
 size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
+
+/* Link address of _stext in the image's symbol table, or 0. */
+uint64_t image_stext(struct image *img);
 
 /* Whether the image has DWARF line information. */
 int image_has_dwarf(struct image *img);

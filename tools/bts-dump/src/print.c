@@ -38,6 +38,15 @@ static void out_sym(struct out *o, const struct resolver *r, uint64_t addr,
 	}
 }
 
+/*
+ * Where the source line of a branch is: the branch instruction, except for
+ * software-source records, whose @from is the return address after the call.
+ */
+static inline uint64_t src_addr(const struct bts_rec *rec)
+{
+	return rec->flags & BTS_FLAG_SW ? rec->from - 1 : rec->from;
+}
+
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
 	out_fmt(o, "CPU %u: %u record%s (capacity %u%s) from %s, %s",
@@ -145,7 +154,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		out_char(o, ' ');
 	}
 	out_sym(o, r, rec->from, ev->from_sym);
-	src = resolve_src(r, rec->from);
+	src = resolve_src(r, src_addr(rec));
 	if (src) {
 		out_str(o, " [");
 		out_str(o, src);
@@ -169,9 +178,9 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 }
 
 static void json_sym(struct out *o, struct resolver *r, const char *which, uint64_t addr,
-		     const struct sym *s)
+		     uint64_t src_at, const struct sym *s)
 {
-	const char *src = resolve_src(r, addr);
+	const char *src = resolve_src(r, src_at);
 
 	out_str(o, ",\"");
 	out_str(o, which);
@@ -215,8 +224,8 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 	out_udec(o, ev->dump->cpu);
 	out_str(o, ",\"index\":");
 	out_udec(o, ev->index);
-	json_sym(o, r, "from", rec->from, ev->from_sym);
-	json_sym(o, r, "to", rec->to, ev->to_sym);
+	json_sym(o, r, "from", rec->from, src_addr(rec), ev->from_sym);
+	json_sym(o, r, "to", rec->to, rec->to, ev->to_sym);
 	out_str(o, ",\"flags\":\"0x");
 	out_hex(o, rec->flags);
 	out_str(o, "\",\"kind\":\"");

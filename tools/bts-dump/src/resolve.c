@@ -61,7 +61,7 @@ int resolver_add_symbols(struct resolver *r, const char *path)
 int resolver_add_vmlinux(struct resolver *r, const char *path)
 {
 	/* Without a System.map or kallsyms, the vmlinux is the symbol table. */
-	r->vmlinux = image_open(path, r->have_syms ? NULL : &r->st);
+	r->vmlinux = image_open(path, r->have_syms ? NULL : &r->st, true);
 	if (!r->vmlinux)
 		return -1;
 	if (!r->have_syms)
@@ -71,7 +71,7 @@ int resolver_add_vmlinux(struct resolver *r, const char *path)
 
 int resolver_add_kcore(struct resolver *r, const char *path)
 {
-	r->kcore = image_open(path, NULL);
+	r->kcore = image_open(path, NULL, false);
 	return r->kcore ? 0 : -1;
 }
 
@@ -93,7 +93,7 @@ void resolver_ready(struct resolver *r)
 
 void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 {
-	uint64_t old = r->bias;
+	uint64_t old = r->bias, old_image = r->image_bias;
 
 	if (r->st.stext && d->stext)
 		r->bias = d->stext - r->st.stext;
@@ -101,7 +101,12 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 		r->bias = d->kaslr_offset;
 	else
 		r->bias = 0;
-	if (r->bias != old) {
+	/* The vmlinux has link addresses whatever the symbol table has. */
+	if (r->vmlinux && image_stext(r->vmlinux) && d->stext)
+		r->image_bias = d->stext - image_stext(r->vmlinux);
+	else
+		r->image_bias = d->kaslr_offset;
+	if (r->bias != old || r->image_bias != old_image) {
 		memset(r->sym_cache, 0, sizeof(r->sym_cache));
 		r->last = NULL;
 		/* Caches hold runtime addresses: a new bias invalidates them. */
@@ -123,7 +128,7 @@ const char *resolve_src(struct resolver *r, uint64_t addr)
 	v = u64map_get(&r->src_cache, addr, 0);
 	if (*v)
 		return *v == 1 ? NULL : r->src_pool + *v - 2;
-	n = image_srcline(r->vmlinux, addr - r->bias, buf, sizeof(buf));
+	n = image_srcline(r->vmlinux, addr - r->image_bias, buf, sizeof(buf));
 	if (!n) {
 		*v = 1;
 		return NULL;
@@ -193,7 +198,7 @@ static enum branch_kind decode(struct resolver *r, uint64_t addr)
 	if (r->kcore)
 		n = image_read(r->kcore, addr, bytes, sizeof(bytes));
 	if (!n && r->vmlinux && !addr_is_user(addr))
-		n = image_read(r->vmlinux, addr - r->bias, bytes, sizeof(bytes));
+		n = image_read(r->vmlinux, addr - r->image_bias, bytes, sizeof(bytes));
 	if (!n)
 		return KIND_NR;
 	if (cs_disasm(h, bytes, n, addr, 1, &insn) != 1)

@@ -49,6 +49,7 @@ struct resolver {
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
 	bool want_decode;		/* decode instructions when bytes exist */
 	uint64_t bias;			/* runtime - table address, this dump */
+	uint64_t image_bias;		/* runtime - vmlinux address, this dump */
 	const struct sym *last;		/* last symbol found: branches stay near */
 	struct {			/* recent lookups by table address */
 		uint64_t addr;		/* 0: empty (0 is never looked up) */

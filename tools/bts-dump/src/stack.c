@@ -40,6 +40,9 @@ void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uin
 {
 	int i;
 
+	/* An interrupt or trap that lands in the same function is no call. */
+	if ((kind == KIND_EXC || kind == KIND_INT) && from == to)
+		kind = KIND_JMP;
 	switch (kind) {
 	case KIND_CALL:
 	case KIND_SYSCALL:

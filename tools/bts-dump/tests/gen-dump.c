@@ -11,7 +11,7 @@
  * --flags --reason --fault-index --header-size --record-size --version
  * --magic --count --capacity --stext --kaslr --lost --release
  * --source-name; --truncate N cuts the file to N bytes, --garbage N
- * appends N bytes.
+ * appends N bytes; --shift X adds X to every kernel address (KASLR).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 	const char *out = NULL, *symbols = NULL;
 	long truncate_to = -1, garbage = 0, count = -1;
 	size_t walk_count = 0, len;
-	uint64_t stext = 0;
+	uint64_t stext = 0, shift = 0;
 	bool stext_set = false;
 	uint8_t *buf;
 	FILE *f;
@@ -276,6 +276,8 @@ int main(int argc, char **argv)
 			walk_count = (size_t)num(v);
 		} else if (!strcmp(a, "--symbols")) {
 			symbols = v;
+		} else if (!strcmp(a, "--shift")) {
+			shift = num(v);
 		} else if (!strcmp(a, "--seed")) {
 			rng_state = num(v) | 1;
 		} else {
@@ -298,6 +300,15 @@ int main(int argc, char **argv)
 		if (nrecs > walk_count)
 			nrecs = walk_count;
 	}
+	/* Move kernel addresses, as KASLR does; the header's stext moves too. */
+	for (size_t i = 0; shift && i < nrecs; i++) {
+		if (recs[i].from >> 63)
+			recs[i].from += shift;
+		if (recs[i].to >> 63)
+			recs[i].to += shift;
+	}
+	if (shift && !stext_set)
+		h.stext += shift;
 	h.count = count >= 0 ? (uint32_t)count : (uint32_t)nrecs;
 	if (h.count > h.capacity && count < 0)
 		h.capacity = h.count;
