@@ -42,6 +42,8 @@
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/irqflags.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
@@ -519,6 +521,7 @@ static struct intel_bts intel_bts = {
 	.hw	= &intel_bts_real_hw,
 	.nr	= INTEL_BTS_NR_RECORDS,
 };
+
 static DEFINE_PER_CPU(struct intel_bts_cpu, intel_bts_cpus);
 static DEFINE_MUTEX(intel_bts_mutex);
 static int intel_bts_hp_state;	/* cpuhp state while armed, else 0 */

@@ -95,7 +95,6 @@ static bool model_has_feature(unsigned int feature)
 	return false;
 }
 
-
 static bool model_pmu_has_bts(void)
 {
 	return model->pmu_bts;
@@ -252,8 +251,11 @@ static void model_init(struct kunit *test, unsigned int nr)
 	model->buf = kunit_kcalloc(test, nr, sizeof(*model->buf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, model->buf);
 	model->buf_nr = nr;
-	model->bts = model->dtes64 = model->dscpl = true;
-	model->pmu_bts = model->bts_active = true;
+	model->bts = true;
+	model->dtes64 = true;
+	model->dscpl = true;
+	model->pmu_bts = true;
+	model->bts_active = true;
 	model->missing_cpu = -1;
 	model->debugctl = MODEL_CTL_OTHERS;
 	ds = model->ds;
@@ -848,7 +850,7 @@ static void intel_bts_perf_cpu_without_ds_is_not_armed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->ctl_writes, 0);
 }
 
-static void intel_bts_reason_for_each_missing_feature(struct kunit *test)
+static void intel_bts_reason_names_every_missing_feature(struct kunit *test)
 {
 	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
 
@@ -884,7 +886,7 @@ static struct kunit_case intel_bts_perf_cases[] = {
 	KUNIT_CASE(intel_bts_perf_bts_inactive_is_enomem),
 	KUNIT_CASE(intel_bts_perf_missing_cpu_buffer_is_enomem),
 	KUNIT_CASE(intel_bts_perf_cpu_without_ds_is_not_armed),
-	KUNIT_CASE(intel_bts_reason_for_each_missing_feature),
+	KUNIT_CASE(intel_bts_reason_names_every_missing_feature),
 	{}
 };
 
