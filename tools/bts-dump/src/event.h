@@ -19,6 +19,7 @@ struct event {
 	uint32_t index;
 	const struct sym *from_sym;
 	const struct sym *to_sym;
+	const struct addr_info *from, *to;	/* the same, with their text */
 	struct classified c;
 	int depth;		/* call depth at @from, before the branch */
 	bool fault;

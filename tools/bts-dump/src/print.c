@@ -9,33 +9,21 @@
 /* Indentation stops growing here: deeper stacks still read. */
 #define MAX_INDENT_DEPTH	40
 
-/* Copy a symbol name in 16-byte chunks: no call into memcpy per name. */
-static inline void out_sym_name(struct out *o, const struct resolver *r,
-				const struct sym *s)
+/* "sym+0xoff [mod]" from the resolver's cache, copied in 16-byte chunks. */
+static inline void out_addr(struct out *o, const struct resolver *r, uint64_t addr,
+			    const struct addr_info *ai)
 {
-	const char *src = sym_name(&r->st, s);
-	char *dst = out_reserve(o, (size_t)s->name_len + 16);
-
-	for (size_t i = 0; i < s->name_len; i += 16)
-		memcpy(dst + i, src + i, 16);
-	o->len += s->name_len;
-}
-
-static void out_sym(struct out *o, const struct resolver *r, uint64_t addr,
-		    const struct sym *s)
-{
-	if (!s) {
-		out_str(o, "0x");
+	if (!ai->s) {
+		out_lit(o, "0x");
 		out_hex(o, addr);
 		return;
 	}
-	out_sym_name(o, r, s);
-	out_str(o, "+0x");
-	out_hex(o, sym_offset(r, s, addr));
-	if (s->module) {
-		out_char(o, ' ');
-		out_str(o, r->st.pool + s->module);
-	}
+	const char *src = addr_text(r, ai);
+	char *dst = out_reserve(o, (size_t)ai->text_len + 16);
+
+	for (size_t i = 0; i < ai->text_len; i += 16)
+		memcpy(dst + i, src + i, 16);
+	o->len += ai->text_len;
 }
 
 /*
@@ -67,7 +55,7 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 			d->lost == 1 ? "" : "s");
 	out_char(o, '\n');
 	if (d->source == BTS_SOURCE_SW)
-		out_str(o, "  (software source: call edges from ftrace, not hardware branches)\n");
+		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
 	if (!d->count)
 		out_fmt(o, "  (no records%s)\n",
 			d->flags & BTS_DUMP_EMPTY ? ": nothing recorded since arming" : "");
@@ -78,14 +66,14 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 static void out_json_u64hex(struct out *o, const char *key, uint64_t v)
 {
 	out_str(o, key);
-	out_str(o, "\"0x");
+	out_lit(o, "\"0x");
 	out_hex(o, v);
 	out_char(o, '"');
 }
 
 static void header_json(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
-	out_str(o, "{\"type\":\"dump\",\"file\":");
+	out_lit(o, "{\"type\":\"dump\",\"file\":");
 	out_json_str(o, d->path ? d->path : "", d->path ? strlen(d->path) : 0);
 	out_fmt(o, ",\"version\":%u,\"cpu\":%u,\"source\":", d->version, d->cpu);
 	out_json_str(o, bts_source_label(d), strlen(bts_source_label(d)));
@@ -99,7 +87,7 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 	out_fmt(o, ",\"reason\":\"%s\",\"reason_code\":%u,\"fault_index\":",
 		bts_reason_name(d->reason), d->reason);
 	if (d->fault_index == BTS_NO_FAULT)
-		out_str(o, "null");
+		out_lit(o, "null");
 	else
 		out_udec(o, d->fault_index);
 	out_fmt(o, ",\"timestamp_ns\":%llu", (unsigned long long)d->timestamp_ns);
@@ -107,7 +95,7 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 	out_json_u64hex(o, ",\"kaslr_offset\":", d->kaslr_offset);
 	out_fmt(o, ",\"lost\":%llu,\"release\":", (unsigned long long)d->lost);
 	out_json_str(o, d->release, strlen(d->release));
-	out_str(o, "}\n");
+	out_lit(o, "}\n");
 }
 
 void print_dump_header(struct out *o, const struct print_opts *po, const struct bts_dump *d,
@@ -128,12 +116,17 @@ static const char *transition(const struct bts_rec *rec)
 	return fu ? "user->kernel" : "kernel->user";
 }
 
+static const unsigned char kind_lens[KIND_NR] = {
+	[KIND_BRANCH] = 6, [KIND_CALL] = 4, [KIND_RET] = 3, [KIND_JMP] = 3, [KIND_JCC] = 3,
+	[KIND_SYSCALL] = 7, [KIND_SYSRET] = 6, [KIND_IRET] = 4, [KIND_INT] = 3, [KIND_EXC] = 3,
+};
+
 static void event_text(struct out *o, const struct print_opts *po, struct resolver *r,
 		       const struct event *ev)
 {
 	const struct bts_rec *rec = ev->rec;
 	const char *kind = kind_names[ev->c.kind];
-	size_t klen = strlen(kind);
+	size_t klen = kind_lens[ev->c.kind];
 	const char *src, *tr;
 	int depth;
 
@@ -153,27 +146,27 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		out_hex16(o, rec->from);
 		out_char(o, ' ');
 	}
-	out_sym(o, r, rec->from, ev->from_sym);
+	out_addr(o, r, rec->from, ev->from);
 	src = resolve_src(r, src_addr(rec));
 	if (src) {
-		out_str(o, " [");
+		out_lit(o, " [");
 		out_str(o, src);
 		out_char(o, ']');
 	}
-	out_str(o, " -> ");
+	out_lit(o, " -> ");
 	if (po->addresses) {
 		out_hex16(o, rec->to);
 		out_char(o, ' ');
 	}
-	out_sym(o, r, rec->to, ev->to_sym);
+	out_addr(o, r, rec->to, ev->to);
 	tr = transition(rec);
 	if (tr) {
-		out_str(o, "  (");
+		out_lit(o, "  (");
 		out_str(o, tr);
 		out_char(o, ')');
 	}
 	if (ev->fault)
-		out_str(o, "  <== FAULT");
+		out_lit(o, "  <== FAULT");
 	out_char(o, '\n');
 }
 
@@ -182,35 +175,35 @@ static void json_sym(struct out *o, struct resolver *r, const char *which, uint6
 {
 	const char *src = resolve_src(r, src_at);
 
-	out_str(o, ",\"");
+	out_lit(o, ",\"");
 	out_str(o, which);
-	out_str(o, "\":\"0x");
+	out_lit(o, "\":\"0x");
 	out_hex(o, addr);
-	out_str(o, "\",\"");
+	out_lit(o, "\",\"");
 	out_str(o, which);
-	out_str(o, "_sym\":");
+	out_lit(o, "_sym\":");
 	if (s) {
 		out_json_str(o, sym_name(&r->st, s), s->name_len);
-		out_str(o, ",\"");
+		out_lit(o, ",\"");
 		out_str(o, which);
-		out_str(o, "_off\":");
+		out_lit(o, "_off\":");
 		out_udec(o, sym_offset(r, s, addr));
 		if (s->module) {
 			const char *m = r->st.pool + s->module;
 
-			out_str(o, ",\"");
+			out_lit(o, ",\"");
 			out_str(o, which);
-			out_str(o, "_module\":");
+			out_lit(o, "_module\":");
 			/* strip the brackets of "[mod]" */
 			out_json_str(o, m + 1, strlen(m) > 2 ? strlen(m) - 2 : 0);
 		}
 	} else {
-		out_str(o, "null");
+		out_lit(o, "null");
 	}
 	if (src) {
-		out_str(o, ",\"");
+		out_lit(o, ",\"");
 		out_str(o, which);
-		out_str(o, "_src\":");
+		out_lit(o, "_src\":");
 		out_json_str(o, src, strlen(src));
 	}
 }
@@ -220,26 +213,26 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 	const struct bts_rec *rec = ev->rec;
 	const char *tr = transition(rec);
 
-	out_str(o, "{\"type\":\"branch\",\"cpu\":");
+	out_lit(o, "{\"type\":\"branch\",\"cpu\":");
 	out_udec(o, ev->dump->cpu);
-	out_str(o, ",\"index\":");
+	out_lit(o, ",\"index\":");
 	out_udec(o, ev->index);
 	json_sym(o, r, "from", rec->from, src_addr(rec), ev->from_sym);
 	json_sym(o, r, "to", rec->to, rec->to, ev->to_sym);
-	out_str(o, ",\"flags\":\"0x");
+	out_lit(o, ",\"flags\":\"0x");
 	out_hex(o, rec->flags);
-	out_str(o, "\",\"kind\":\"");
+	out_lit(o, "\",\"kind\":\"");
 	out_str(o, kind_names[ev->c.kind]);
 	out_str(o, ev->c.guessed ? "\",\"guessed\":true" : "\",\"guessed\":false");
-	out_str(o, ",\"depth\":");
+	out_lit(o, ",\"depth\":");
 	out_udec(o, (uint64_t)ev->depth);
-	out_str(o, ",\"transition\":");
+	out_lit(o, ",\"transition\":");
 	if (tr) {
 		out_char(o, '"');
 		out_str(o, tr);
 		out_char(o, '"');
 	} else {
-		out_str(o, "null");
+		out_lit(o, "null");
 	}
 	out_str(o, ev->fault ? ",\"fault\":true" : ",\"fault\":false");
 	out_str(o, rec->flags & BTS_FLAG_SW ? ",\"sw\":true" : ",\"sw\":false");
@@ -253,9 +246,9 @@ static void perf_dso(struct out *o, const struct resolver *r, uint64_t addr,
 	if (s && s->module)
 		out_str(o, r->st.pool + s->module);
 	else if (s || !addr_is_user(addr))
-		out_str(o, "[kernel.kallsyms]");
+		out_lit(o, "[kernel.kallsyms]");
 	else
-		out_str(o, "[unknown]");
+		out_lit(o, "[unknown]");
 }
 
 /*
@@ -268,34 +261,34 @@ static void event_perf(struct out *o, struct resolver *r, const struct event *ev
 	uint64_t ts = ev->dump->timestamp_ns;
 	char *p;
 
-	out_str(o, "             bts    -1 [");
+	out_lit(o, "             bts    -1 [");
 	p = out_reserve(o, 3);
 	p[0] = (char)('0' + ev->dump->cpu / 100 % 10);
 	p[1] = (char)('0' + ev->dump->cpu / 10 % 10);
 	p[2] = (char)('0' + ev->dump->cpu % 10);
 	o->len += 3;
-	out_str(o, "] ");
+	out_lit(o, "] ");
 	out_udec_w(o, ts / 1000000000ULL, 5);
 	out_char(o, '.');
 	p = out_reserve(o, 6);
 	for (int i = 5, us = (int)(ts % 1000000000ULL / 1000); i >= 0; i--, us /= 10)
 		p[i] = (char)('0' + us % 10);
 	o->len += 6;
-	out_str(o, ":          1 branches:");
+	out_lit(o, ":          1 branches:");
 	out_str(o, addr_is_user(rec->from) ? "u:" : "k:");
 	out_spaces(o, 1);
 	out_hex16(o, rec->from);
 	out_char(o, ' ');
-	out_sym(o, r, rec->from, ev->from_sym);
-	out_str(o, " (");
+	out_addr(o, r, rec->from, ev->from);
+	out_lit(o, " (");
 	perf_dso(o, r, rec->from, ev->from_sym);
-	out_str(o, ") => ");
+	out_lit(o, ") => ");
 	out_hex16(o, rec->to);
 	out_char(o, ' ');
-	out_sym(o, r, rec->to, ev->to_sym);
-	out_str(o, " (");
+	out_addr(o, r, rec->to, ev->to);
+	out_lit(o, " (");
 	perf_dso(o, r, rec->to, ev->to_sym);
-	out_str(o, ")\n");
+	out_lit(o, ")\n");
 }
 
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,

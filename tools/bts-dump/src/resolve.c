@@ -30,6 +30,11 @@ void resolver_init(struct resolver *r)
 	r->want_decode = true;
 	u64map_init(&r->kind_cache, 1024);
 	u64map_init(&r->src_cache, 1024);
+	r->addrs_mask = 4095;
+	/* 64 bytes of slack: texts are copied out in 16-byte chunks */
+	r->addrs = xcalloc(r->addrs_mask + 2, sizeof(*r->addrs));
+	r->text_cap = 1 << 20;
+	r->text_arena = xmalloc(r->text_cap);
 }
 
 void resolver_free(struct resolver *r)
@@ -44,6 +49,8 @@ void resolver_free(struct resolver *r)
 	u64map_free(&r->kind_cache);
 	u64map_free(&r->src_cache);
 	free(r->src_pool);
+	free(r->addrs);
+	free(r->text_arena);
 }
 
 int resolver_add_symbols(struct resolver *r, const char *path)
@@ -107,14 +114,87 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 	else
 		r->image_bias = d->kaslr_offset;
 	if (r->bias != old || r->image_bias != old_image) {
-		memset(r->sym_cache, 0, sizeof(r->sym_cache));
-		r->last = NULL;
+		memset(r->addrs, 0, (r->addrs_mask + 1) * sizeof(*r->addrs));
+		r->addrs_n = 0;
+		r->text_len = 0;
 		/* Caches hold runtime addresses: a new bias invalidates them. */
 		u64map_free(&r->kind_cache);
 		u64map_free(&r->src_cache);
 		u64map_init(&r->kind_cache, 1024);
 		u64map_init(&r->src_cache, 1024);
 	}
+}
+
+/* Texts are at most this long; longer names are cut (the JSON has them whole). */
+#define MAX_TEXT	1024
+
+/* Past this many addresses the table starts again empty (1M x 64 bytes). */
+#define MAX_ADDRS	(1u << 20)
+
+void resolver_make_room(struct resolver *r)
+{
+	size_t old_mask = r->addrs_mask;
+	struct addr_info *old = r->addrs;
+
+	if (r->addrs_n >= MAX_ADDRS) {
+		memset(r->addrs, 0, (r->addrs_mask + 1) * sizeof(*r->addrs));
+		r->addrs_n = 0;
+		r->text_len = 0;
+		return;
+	}
+	r->addrs_mask = old_mask * 2 + 1;
+	r->addrs = xcalloc(r->addrs_mask + 2, sizeof(*r->addrs));
+	for (size_t j = 0; j <= old_mask; j++) {
+		size_t i;
+
+		if (!old[j].addr)
+			continue;
+		for (i = hash64(old[j].addr) & r->addrs_mask; r->addrs[i].addr;
+		     i = (i + 1) & r->addrs_mask)
+			;
+		r->addrs[i] = old[j];
+	}
+	free(old);
+}
+
+const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
+					  struct addr_info *slot)
+{
+	const struct sym *s = symtab_lookup(&r->st, addr - r->bias);
+	char buf[MAX_TEXT + 128];
+	struct out o;
+
+	r->addrs_n++;
+	*slot = (struct addr_info){ .addr = addr, .s = s, .text_inline = 1 };
+	if (!s)
+		return slot;
+	o = (struct out){ .fd = -1, .buf = buf, .cap = sizeof(buf) };
+	out_mem(&o, sym_name(&r->st, s), s->name_len < MAX_TEXT ? s->name_len : MAX_TEXT);
+	out_str(&o, "+0x");
+	out_hex(&o, addr - r->bias - s->addr);
+	if (s->module) {
+		const char *m = r->st.pool + s->module;
+		size_t n = strlen(m);
+
+		out_char(&o, ' ');
+		out_mem(&o, m, n < 64 ? n : 64);
+	}
+	slot->text_len = (uint16_t)o.len;
+	slot->at_entry = addr - r->bias == s->addr;
+	if (o.len <= sizeof(slot->text)) {
+		memcpy(slot->text, buf, o.len);
+		return slot;
+	}
+	/* Offsets, not pointers, refer to the arena: it may move. */
+	if (r->text_len + o.len + 16 > r->text_cap) {
+		r->text_cap = (r->text_len + o.len + 16) * 2;
+		r->text_arena = xrealloc(r->text_arena, r->text_cap);
+	}
+	memcpy(r->text_arena + r->text_len, buf, o.len);
+	slot->text_inline = 0;
+	slot->text_off = (uint32_t)r->text_len;
+	r->text_len += o.len + 16;	/* slack for 16-byte chunk copies */
+	return slot;
 }
 
 const char *resolve_src(struct resolver *r, uint64_t addr)
@@ -209,8 +289,10 @@ static enum branch_kind decode(struct resolver *r, uint64_t addr)
 }
 
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
-			   const struct sym *from, const struct sym *to)
+			   const struct addr_info *fi, const struct addr_info *ti)
 {
+	const struct sym *from = fi->s, *to = ti->s;
+
 	struct classified c = { KIND_BRANCH, true };
 
 	if (rec->flags & BTS_FLAG_SW)
@@ -228,7 +310,7 @@ struct classified classify(struct resolver *r, const struct bts_rec *rec,
 		c.kind = KIND_SYSCALL;
 	else if (!addr_is_user(rec->from) && addr_is_user(rec->to))
 		c.kind = KIND_SYSRET;
-	else if (to && rec->to - r->bias == to->addr && to != from)
+	else if (to && ti->at_entry && to != from)
 		c.kind = KIND_CALL;
 	else if (from && to && from == to)
 		c.kind = KIND_JMP;

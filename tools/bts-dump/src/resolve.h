@@ -39,7 +39,20 @@ struct classified {
 
 struct image;
 
-#define SYM_CACHE_SIZE	8192	/* power of two */
+/*
+ * What one runtime address is: its symbol and "sym+0xoff [mod]" ready to
+ * print, one cache line per address, in a hash table that holds every
+ * address seen (a branch history repeats a few thousand of them).
+ */
+struct addr_info {
+	uint64_t addr;		/* 0: empty slot (0 is never looked up) */
+	const struct sym *s;	/* NULL: user or unknown */
+	uint32_t text_off;	/* in resolver.text_arena when not inline */
+	uint16_t text_len;	/* 0 without a symbol */
+	uint8_t at_entry;	/* the address is the symbol's first byte */
+	uint8_t text_inline;	/* the text is in @text */
+	char text[40];
+};
 
 struct resolver {
 	struct symtab st;
@@ -50,11 +63,10 @@ struct resolver {
 	bool want_decode;		/* decode instructions when bytes exist */
 	uint64_t bias;			/* runtime - table address, this dump */
 	uint64_t image_bias;		/* runtime - vmlinux address, this dump */
-	const struct sym *last;		/* last symbol found: branches stay near */
-	struct {			/* recent lookups by table address */
-		uint64_t addr;		/* 0: empty (0 is never looked up) */
-		const struct sym *s;
-	} sym_cache[SYM_CACHE_SIZE];
+	struct addr_info *addrs;	/* open addressing, mask + 1 slots */
+	size_t addrs_mask, addrs_n;
+	char *text_arena;		/* texts longer than addr_info.text */
+	size_t text_len, text_cap;
 	void *cs;			/* capstone handle */
 	struct u64map kind_cache;	/* runtime from -> enum branch_kind + 1 */
 	struct u64map src_cache;	/* runtime addr -> src_pool offset + 1 */
@@ -77,29 +89,60 @@ static inline bool addr_is_user(uint64_t addr)
 	return !(addr >> 63);
 }
 
+const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
+					  struct addr_info *slot);
+
+/*
+ * Symbol and printable text of runtime address @addr. The pointer stays
+ * valid until resolver_between_records(): take all of one record's
+ * addresses, use them, then call it.
+ */
+static inline const struct addr_info *resolve_addr(struct resolver *r, uint64_t addr)
+{
+	static const struct addr_info none;
+	size_t i;
+
+	if (!r->have_syms || addr_is_user(addr))
+		return &none;
+	for (i = hash64(addr) & r->addrs_mask; r->addrs[i].addr; i = (i + 1) & r->addrs_mask)
+		if (r->addrs[i].addr == addr)
+			return &r->addrs[i];
+	return resolve_addr_slow(r, addr, &r->addrs[i]);
+}
+
+/* Start loading @addr's slot now; resolve_addr() on it comes later. */
+static inline void resolve_prefetch(const struct resolver *r, uint64_t addr)
+{
+	const void *p = &r->addrs[hash64(addr) & r->addrs_mask];
+
+	if (addr_is_user(addr))
+		return;
+#if defined(__x86_64__)
+	/* gcc 12 -O2 drops __builtin_prefetch here; say it in asm. */
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p);
+#endif
+}
+
+static inline const char *addr_text(const struct resolver *r, const struct addr_info *ai)
+{
+	return ai->text_inline ? ai->text : r->text_arena + ai->text_off;
+}
+
+/* Room for a record's addresses; may move or empty the table. */
+void resolver_make_room(struct resolver *r);
+
+static inline void resolver_between_records(struct resolver *r)
+{
+	if ((r->addrs_n + 4) * 4 > (r->addrs_mask + 1) * 3)
+		resolver_make_room(r);
+}
+
 /* Symbol containing runtime address @addr, or NULL (user or unknown). */
 static inline const struct sym *resolve_sym(struct resolver *r, uint64_t addr)
 {
-	const struct sym *s;
-
-	if (!r->have_syms || addr_is_user(addr))
-		return NULL;
-	addr -= r->bias;
-	s = r->last;
-	if (s && addr >= s->addr && addr < s->end)
-		return s;
-	size_t slot = (size_t)((addr ^ addr >> 13) & (SYM_CACHE_SIZE - 1));
-
-	if (r->sym_cache[slot].addr == addr) {
-		s = r->sym_cache[slot].s;
-	} else {
-		s = symtab_lookup(&r->st, addr);
-		r->sym_cache[slot].addr = addr;
-		r->sym_cache[slot].s = s;
-	}
-	if (s)
-		r->last = s;
-	return s;
+	return resolve_addr(r, addr)->s;
 }
 
 static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,
@@ -112,6 +155,6 @@ static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,
 const char *resolve_src(struct resolver *r, uint64_t addr);
 
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
-			   const struct sym *from, const struct sym *to);
+			   const struct addr_info *from, const struct addr_info *to);
 
 #endif /* BTS_DUMP_RESOLVE_H */

@@ -202,21 +202,36 @@ void out_udec(struct out *o, uint64_t v)
 
 void out_udec_w(struct out *o, uint64_t v, int width)
 {
-	char tmp[48], *p = tmp + sizeof(tmp);
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	/* Digits end at tmp + 48; 32 bytes from any start stay inside tmp. */
+	char tmp[80], *p = tmp + 48;
 	int n;
 
 	if (width > 24)
 		width = 24;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = (int)(tmp + sizeof(tmp) - p);
-	while (n < width) {
-		*--p = ' ';
-		n++;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, pairs + (v % 100) * 2, 2);
+		v /= 100;
 	}
-	out_mem(o, p, (size_t)n);
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (int)(tmp + 48 - p);
+	if (n < width) {
+		p -= width - n;
+		memset(p, ' ', (size_t)(width - n));
+		n = width;
+	}
+	/* A fixed-size copy is a few moves, not a call; only n bytes count. */
+	memcpy(out_reserve(o, 32), p, 32);
+	o->len += (size_t)n;
 }
 
 void out_fmt(struct out *o, const char *fmt, ...)

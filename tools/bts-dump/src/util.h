@@ -90,6 +90,9 @@ static inline void out_str(struct out *o, const char *s)
 	out_mem(o, s, strlen(s));
 }
 
+/* A string literal: its length is known at compile time. */
+#define out_lit(o, lit)	out_mem((o), "" lit, sizeof(lit) - 1)
+
 static inline void out_char(struct out *o, char c)
 {
 	*out_reserve(o, 1) = c;

@@ -7,6 +7,9 @@
  */
 #include "event.h"
 
+/* How many records ahead to prefetch address slots (memory latency / work per record). */
+#define PREFETCH_AHEAD	16
+
 void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	       struct analysis *an, const struct bts_dump *d)
 {
@@ -43,17 +46,27 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	/* Records before the window still build the call stack. */
 	for (uint32_t i = 0; i < end; i++) {
 		const struct bts_rec *rec = &d->records[i];
-		struct event ev = {
+		struct event ev;
+
+		resolver_between_records(r);
+		/* The table outgrows the caches: ask for later records' slots early. */
+		if (i + PREFETCH_AHEAD < end) {
+			resolve_prefetch(r, d->records[i + PREFETCH_AHEAD].from);
+			resolve_prefetch(r, d->records[i + PREFETCH_AHEAD].to);
+		}
+		ev = (struct event){
 			.dump = d,
 			.rec = rec,
 			.index = i,
-			.from_sym = resolve_sym(r, rec->from),
-			.to_sym = resolve_sym(r, rec->to),
+			.from = resolve_addr(r, rec->from),
+			.to = resolve_addr(r, rec->to),
 			.fault = i == fault || (rec->flags & BTS_FLAG_FAULT),
 			.stack = &cs,
 		};
 
-		ev.c = classify(r, rec, ev.from_sym, ev.to_sym);
+		ev.from_sym = ev.from->s;
+		ev.to_sym = ev.to->s;
+		ev.c = classify(r, rec, ev.from, ev.to);
 		ev.depth = stack_depth(&cs);
 		stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
 			    fn_key(r, rec->to, ev.to_sym));
