@@ -212,6 +212,9 @@ class Boot:
                 os.unlink(f)
         tests = ",".join(self.tests) if self.tests else "none"
         append = f"bts.tests={tests} {self.append}".strip()
+        if os.environ.get("SWITCH_ROUNDS"):
+            append += f" bts.switch_rounds={int(os.environ['SWITCH_ROUNDS'])}"
+            self.timeout = max(self.timeout, 60 * int(os.environ["SWITCH_ROUNDS"]))
         if not self.kunit:
             append += " kunit.enable=0"
         t0 = time.time()

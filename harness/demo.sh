@@ -21,8 +21,8 @@ echo "demo: bts/capture: $(cat $B/capture)"
 cpu=$(sed -n 's/.* on cpu \([0-9]*\),.*/\1/p' $B/capture)
 cp $B/per_cpu/cpu$cpu/capture /host/capture.bin
 cat /proc/kallsyms > /host/kallsyms
-echo "demo: the last 40 branches before and including the fault, decoded by bts-dump:"
-bts-dump --kallsyms /proc/kallsyms --since-fault -n 40 $B/per_cpu/cpu$cpu/capture 2>&1 |
+echo "demo: the last 40 branches up to the fault, decoded by bts-dump:"
+bts-dump -s /proc/kallsyms --until-fault -n 40 $B/per_cpu/cpu$cpu/capture 2>&1 |
 	tail -45 || echo "demo: bts-dump failed"
 echo "demo: the same history in the ring buffer (trace_pipe):"
 timeout 2 cat $T/trace_pipe | grep -B8 -m1 '\[fault\]'

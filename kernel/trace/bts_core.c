@@ -30,6 +30,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <asm/apic.h>
+#include <asm/idtentry.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
 #include <asm/sections.h>
@@ -44,6 +45,9 @@ static struct bts_source *bts_armed;
 
 /* Freeze nesting depth of each CPU; see the file comment. */
 static DEFINE_PER_CPU(unsigned int, bts_freeze_depth);
+
+/* The faulting CPU of a capture is held frozen (see fault capture). */
+static bool bts_capture_frozen;
 
 /**
  * bts_register_source - make a branch source available
@@ -134,8 +138,7 @@ struct bts_source *bts_first_available_source(void)
  * @fn:   callback; must not call back into the registry
  * @data: passed to @fn
  */
-void bts_for_each_source(void (*fn)(struct bts_source *src, void *data),
-			 void *data)
+void bts_for_each_source(void (*fn)(struct bts_source *src, void *data), void *data)
 {
 	struct bts_source *pos;
 
@@ -192,6 +195,7 @@ out:
 void bts_disarm(void)
 {
 	struct bts_source *src;
+	int cpu;
 
 	mutex_lock(&bts_mutex);
 	src = bts_armed;
@@ -200,6 +204,10 @@ void bts_disarm(void)
 		/* Let snapshots and NMIs that saw the source finish with it. */
 		synchronize_rcu();
 		src->disarm();
+		/* Nothing is frozen any more: the next arm starts afresh. */
+		for_each_possible_cpu(cpu)
+			per_cpu(bts_freeze_depth, cpu) = 0;
+		WRITE_ONCE(bts_capture_frozen, false);
 	}
 	mutex_unlock(&bts_mutex);
 }
@@ -237,17 +245,6 @@ void notrace bts_thaw_this_cpu(struct bts_source *src)
 	this_cpu_write(bts_freeze_depth, depth - 1);
 	if (depth == 1)
 		src->thaw_this_cpu();
-}
-
-/**
- * bts_reset_freeze_depth - forget freezes after the source was re-armed
- * @cpu: the CPU
- *
- * For the owner of the armed source only, after bts_disarm() returned.
- */
-void bts_reset_freeze_depth(unsigned int cpu)
-{
-	per_cpu(bts_freeze_depth, cpu) = 0;
 }
 
 /**
@@ -381,8 +378,9 @@ enum bts_capture_state {
 DEFINE_STATIC_KEY_FALSE(bts_fault_key);
 
 static atomic_t bts_capture_state = ATOMIC_INIT(BTS_CAPTURE_EMPTY);
-static atomic64_t bts_capture_lost;
+static atomic64_t bts_lost_faults;
 static int bts_capture_cpu = -1;
+static enum bts_reason bts_capture_reason;
 static unsigned int bts_capture_reasons;
 static unsigned int bts_capture_capacity;
 static void (*bts_capture_emit)(void);
@@ -398,6 +396,14 @@ static bool notrace bts_in_entry_text(u64 addr)
 	       addr < (unsigned long)__entry_text_end;
 }
 
+/* Entry code and noinstr code: where exception handlers run untraced. */
+static bool notrace bts_in_exception_text(u64 addr)
+{
+	return bts_in_entry_text(addr) ||
+	       (addr >= (unsigned long)__noinstr_text_start &&
+		addr < (unsigned long)__noinstr_text_end);
+}
+
 /**
  * bts_find_fault_record - the record at which a fault entered the kernel
  * @recs:	a captured history, oldest first
@@ -405,8 +411,9 @@ static bool notrace bts_in_entry_text(u64 addr)
  *
  * For a hardware history that is the newest branch into the exception
  * entry code from outside it (from = faulting instruction). The software
- * source sees no exceptions, only calls: there it is the newest call made
- * from the entry code (asm_exc_* -> exc_*).
+ * source sees no exceptions, only calls from traceable code: there it is
+ * the first call the (noinstr) exception handler made, the oldest record
+ * of the newest run of calls made from entry or noinstr code.
  *
  * Return: its index, or U32_MAX when the history holds none.
  */
@@ -419,26 +426,79 @@ u32 notrace bts_find_fault_record(const struct bts_record *recs,
 		const struct bts_record *r = &recs[i];
 
 		if (r->flags & BTS_FLAG_SW) {
-			if (bts_in_entry_text(r->from))
-				return i;
-		} else if (bts_in_entry_text(r->to) &&
-			   !bts_in_entry_text(r->from)) {
+			if (!bts_in_exception_text(r->from))
+				continue;
+			while (i > 0 && (recs[i - 1].flags & BTS_FLAG_SW) &&
+			       bts_in_exception_text(recs[i - 1].from))
+				i--;
 			return i;
 		}
+		if (bts_in_entry_text(r->to) && !bts_in_entry_text(r->from))
+			return i;
 	}
 	return U32_MAX;
 }
 
+/*
+ * The exception entry of a trap the faulting CPU took, for a software
+ * history that holds no record of it (a BUG() calls nothing traceable
+ * between the ud2 and the capture).
+ */
+static u64 notrace bts_trap_entry(enum bts_reason reason)
+{
+	switch (reason) {
+	case BTS_REASON_BUG:
+		return (unsigned long)asm_exc_invalid_op;
+	case BTS_REASON_GPF:
+		return (unsigned long)asm_exc_general_protection;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * bts_mark_fault - flag the record at which the fault happened
+ * @cap:	the faulting CPU's capture (one slot kept free)
+ * @reason:	why it was captured
+ * @regs:	the faulting context, or NULL
+ *
+ * A panic marks its newest record, the call into panic(). A software
+ * history without a record of the trap gets one, made from @regs:
+ * {from = the faulting instruction, to = the exception entry}.
+ */
+static void notrace bts_mark_fault(struct bts_capture *cap,
+				   enum bts_reason reason,
+				   struct pt_regs *regs)
+{
+	struct bts_snapshot *snap = &cap->snap;
+	u32 i;
+
+	if (reason == BTS_REASON_PANIC)
+		i = snap->count ? snap->count - 1 : U32_MAX;
+	else
+		i = bts_find_fault_record(cap->recs, snap->count);
+	if (i == U32_MAX && regs && snap->source == BTS_SOURCE_SW &&
+	    bts_trap_entry(reason) && snap->count < bts_capture_capacity) {
+		i = snap->count++;
+		cap->recs[i].from = instruction_pointer(regs);
+		cap->recs[i].to = bts_trap_entry(reason);
+		cap->recs[i].flags = BTS_FLAG_SW;
+	}
+	snap->fault_index = i;
+	if (i != U32_MAX)
+		cap->recs[i].flags |= BTS_FLAG_FAULT;
+}
+
 /* Copy this (frozen) CPU's history into its capture buffer. */
 static void notrace bts_capture_this_cpu(struct bts_source *src,
-					 enum bts_reason reason)
+					 enum bts_reason reason,
+					 unsigned int room)
 {
 	struct bts_capture *cap = this_cpu_ptr(&bts_captures);
 
 	if (!cap->recs)
 		return;
-	bts_read_frozen_this_cpu(src, cap->recs, bts_capture_capacity,
-				 &cap->snap);
+	bts_read_frozen_this_cpu(src, cap->recs, room, &cap->snap);
 	cap->snap.reason = reason;
 	cap->valid = true;
 }
@@ -453,8 +513,8 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	src = READ_ONCE(bts_armed);
 	if (src) {
 		bts_freeze_this_cpu(src);
-		bts_capture_this_cpu(src, (enum bts_reason)
-				     per_cpu(bts_captures, bts_capture_cpu).snap.reason);
+		bts_capture_this_cpu(src, READ_ONCE(bts_capture_reason),
+				     bts_capture_capacity);
 		bts_thaw_this_cpu(src);
 	}
 	cpumask_clear_cpu(cpu, &bts_nmi_pending);
@@ -520,22 +580,20 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 	}
 	if (old != BTS_CAPTURE_EMPTY) {
 		/* A capture is kept (or being taken): count this one. */
-		atomic64_inc(&bts_capture_lost);
+		atomic64_inc(&bts_lost_faults);
 		goto out;
 	}
 
 	WRITE_ONCE(bts_capture_cpu, cpu);
+	WRITE_ONCE(bts_capture_reason, reason);
 	/* This CPU stays frozen until the capture is cleared. */
 	bts_freeze_this_cpu(src);
-	bts_capture_this_cpu(src, reason);
+	WRITE_ONCE(bts_capture_frozen, true);
+	/* One slot stays free for bts_mark_fault(). */
+	bts_capture_this_cpu(src, reason, bts_capture_capacity - 1);
 	cap = this_cpu_ptr(&bts_captures);
-	if (cap->valid) {
-		cap->snap.fault_index = reason == BTS_REASON_PANIC ?
-			(cap->snap.count ? cap->snap.count - 1 : U32_MAX) :
-			bts_find_fault_record(cap->recs, cap->snap.count);
-		if (cap->snap.fault_index != U32_MAX)
-			cap->recs[cap->snap.fault_index].flags |= BTS_FLAG_FAULT;
-	}
+	if (cap->valid)
+		bts_mark_fault(cap, reason, regs);
 
 	if (reason == BTS_REASON_BUG || reason == BTS_REASON_GPF)
 		atomic_set(&bts_capture_state, BTS_CAPTURE_PENDING);
@@ -567,12 +625,14 @@ void notrace __bts_fault_warn_done(void)
 	cap = this_cpu_ptr(&bts_captures);
 	if (READ_ONCE(bts_capture_reasons) & BIT(BTS_REASON_WARN)) {
 		cap->snap.reason = BTS_REASON_WARN;
+		WRITE_ONCE(bts_capture_reason, BTS_REASON_WARN);
 		bts_capture_finish();
 	} else {
 		cap->valid = false;
 		WRITE_ONCE(bts_capture_cpu, -1);
 		atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
 	}
+	WRITE_ONCE(bts_capture_frozen, false);
 	bts_thaw_this_cpu(src);
 out:
 	local_irq_restore(flags);
@@ -682,16 +742,16 @@ void bts_capture_disable(void)
  * @recs:	set to its records (valid until bts_capture_clear())
  * @snap:	filled in
  *
+ * Also called by the emit callback while the capture is being taken.
+ *
  * Return: true when the CPU has a capture.
  */
 bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 		     struct bts_snapshot *snap)
 {
 	struct bts_capture *cap = per_cpu_ptr(&bts_captures, cpu);
-	int state = atomic_read(&bts_capture_state);
 
-	if ((state != BTS_CAPTURE_HELD && state != BTS_CAPTURE_PENDING) ||
-	    !cap->valid)
+	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_EMPTY || !cap->valid)
 		return false;
 	*recs = cap->recs;
 	*snap = cap->snap;
@@ -703,7 +763,7 @@ bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
  */
 u64 bts_capture_lost(void)
 {
-	return atomic64_read(&bts_capture_lost);
+	return atomic64_read(&bts_lost_faults);
 }
 
 /**
@@ -721,7 +781,7 @@ bool bts_capture_status(int *cpu, enum bts_reason *reason)
 	if ((state != BTS_CAPTURE_HELD && state != BTS_CAPTURE_PENDING) ||
 	    *cpu < 0)
 		return false;
-	*reason = per_cpu(bts_captures, *cpu).snap.reason;
+	*reason = READ_ONCE(bts_capture_reason);
 	return true;
 }
 
@@ -729,8 +789,11 @@ static void bts_thaw_capture_cpu(void *info)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
 
-	if (src && smp_processor_id() == *(int *)info)
+	if (src && smp_processor_id() == *(int *)info &&
+	    READ_ONCE(bts_capture_frozen)) {
+		WRITE_ONCE(bts_capture_frozen, false);
 		bts_thaw_this_cpu(src);
+	}
 }
 
 /**
@@ -750,6 +813,6 @@ void bts_capture_clear(void)
 	for_each_possible_cpu(cpu)
 		per_cpu(bts_captures, cpu).valid = false;
 	WRITE_ONCE(bts_capture_cpu, -1);
-	atomic64_set(&bts_capture_lost, 0);
+	atomic64_set(&bts_lost_faults, 0);
 	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
 }

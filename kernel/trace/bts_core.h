@@ -10,11 +10,9 @@
 #include <linux/bts.h>
 
 void bts_unregister_source(struct bts_source *src);
-void bts_for_each_source(void (*fn)(struct bts_source *src, void *data),
-			 void *data);
+void bts_for_each_source(void (*fn)(struct bts_source *src, void *data), void *data);
 void bts_freeze_this_cpu(struct bts_source *src);
 void bts_thaw_this_cpu(struct bts_source *src);
-void bts_reset_freeze_depth(unsigned int cpu);
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
 				      struct bts_record *buf, unsigned int n,
 				      struct bts_snapshot *snap);
@@ -40,5 +38,7 @@ bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 bool bts_capture_status(int *cpu, enum bts_reason *reason);
 u64 bts_capture_lost(void);
 void bts_capture_clear(void);
+
+void bts_test_gpf(void);	/* bts_test_fault.c, test kernels only */
 
 #endif /* _KERNEL_TRACE_BTS_CORE_H */

@@ -32,7 +32,9 @@
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
@@ -213,14 +215,12 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 {
 	struct bts_source *src = bts_selected_source(sel);
 	unsigned int arm_flags = (opts & BTS_OPT_USER) ? BTS_ARM_USER : 0;
-	int cpu, ret;
+	int ret;
 
 	if (!src) {
 		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
 		return -ENODEV;
 	}
-	for_each_possible_cpu(cpu)
-		bts_reset_freeze_depth(cpu);
 	bts_paused = false;
 	ret = bts_arm(src, arm_flags);
 	if (ret)
@@ -576,17 +576,8 @@ static const struct file_operations bts_percpu_fops = {
 	.release	= bts_percpu_release,
 };
 
-#ifdef CONFIG_BTS_TRACER_FAULT_INJECT
-/*
- * bts/test_fault (test kernels only): "gpf" reads a non-canonical
- * address, a general protection fault lkdtm cannot provoke. noinline, so
- * the history's newest call edge before the fault enters this function.
- */
-static noinline void bts_test_gpf(void)
-{
-	(void)READ_ONCE(*(unsigned long *)0xdead000000000000UL);
-}
-
+#ifdef CONFIG_BTS_TRACER_TESTING
+/* bts/test_fault (test kernels only): see bts_test_fault.c */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
 				    loff_t *ppos)
@@ -609,6 +600,78 @@ static const struct file_operations bts_test_fault_fops = {
 	.open		= tracing_open_generic,
 	.write		= bts_test_fault_write,
 	.llseek		= noop_llseek,
+};
+
+/*
+ * bts/bench (test kernels only): time a dump of this CPU's newest
+ * nr_records into the ring buffer (snapshot + emit) against a memcpy of
+ * the same bytes, best of BTS_BENCH_ROUNDS, in one run. Figures only.
+ */
+#define BTS_BENCH_ROUNDS	5
+
+static int bts_bench_show(struct seq_file *m, void *v)
+{
+	u64 dump_ns = U64_MAX, copy_ns = U64_MAX, t0, t1;
+	unsigned int n, count = 0;
+	struct bts_snapshot snap;
+	struct bts_record *recs;
+	void *dst;
+	int i;
+
+	mutex_lock(&bts_lock);
+	n = bts_nr_records;
+	recs = kvcalloc(n, sizeof(*recs), GFP_KERNEL);
+	dst = kvcalloc(n, sizeof(*recs), GFP_KERNEL);
+	if (!bts_busy || !recs || !dst) {
+		seq_puts(m, bts_busy ? "out of memory\n" : "select the bts tracer first\n");
+		goto out;
+	}
+	for (i = 0; i < BTS_BENCH_ROUNDS; i++) {
+		local_irq_disable();
+		t0 = local_clock();
+		count = bts_snapshot_this_cpu(recs, n, &snap);
+		bts_emit(bts_trace, recs, &snap);
+		t1 = local_clock();
+		local_irq_enable();
+		dump_ns = min(dump_ns, t1 - t0);
+		local_irq_disable();
+		t0 = local_clock();
+		memcpy(dst, recs, count * sizeof(*recs));
+		barrier_data(dst);
+		t1 = local_clock();
+		local_irq_enable();
+		copy_ns = min(copy_ns, t1 - t0);
+	}
+	dump_ns = max(dump_ns, 1ULL);
+	copy_ns = max(copy_ns, 1ULL);
+	seq_printf(m, "records %u (source %s, %zu bytes)\n", count,
+		   bts_armed_source() ? bts_armed_source()->name : "none",
+		   count * sizeof(*recs));
+	seq_printf(m, "dump into ring buffer: %llu ns, %llu records/s\n",
+		   dump_ns, div64_u64((u64)count * NSEC_PER_SEC, dump_ns));
+	seq_printf(m, "memcpy of the same bytes: %llu ns, %llu records/s\n",
+		   copy_ns, div64_u64((u64)count * NSEC_PER_SEC, copy_ns));
+	seq_printf(m, "ratio dump/memcpy: %llu.%02llu\n", div64_u64(dump_ns, copy_ns),
+		   div64_u64(dump_ns * 100, copy_ns) % 100);
+out:
+	mutex_unlock(&bts_lock);
+	kvfree(recs);
+	kvfree(dst);
+	return 0;
+}
+
+static int bts_bench_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, bts_bench_show, NULL);
+}
+
+static const struct file_operations bts_bench_fops = {
+	.open		= bts_bench_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
 };
 #endif
 
@@ -638,8 +701,9 @@ static int __init bts_init_tracefs(void)
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
 	trace_create_file("capture", TRACE_MODE_WRITE, top, NULL,
 			  &bts_capture_fops);
-#ifdef CONFIG_BTS_TRACER_FAULT_INJECT
+#ifdef CONFIG_BTS_TRACER_TESTING
 	trace_create_file("test_fault", 0200, top, NULL, &bts_test_fault_fops);
+	trace_create_file("bench", TRACE_MODE_READ, top, NULL, &bts_bench_fops);
 #endif
 	percpu = tracefs_create_dir("per_cpu", top);
 	if (!percpu)

@@ -125,9 +125,22 @@ static int fake_arm(unsigned int flags)
 	return fake.arm_ret;
 }
 
-static void fake_disarm(void) { fake.disarms++; }
-static void fake_freeze(void) { fake.freezes++; fake.frozen = true; }
-static void fake_thaw(void) { fake.thaws++; fake.frozen = false; }
+static void fake_disarm(void)
+{
+	fake.disarms++;
+}
+
+static void fake_freeze(void)
+{
+	fake.freezes++;
+	fake.frozen = true;
+}
+
+static void fake_thaw(void)
+{
+	fake.thaws++;
+	fake.frozen = false;
+}
 
 static unsigned int fake_read(struct bts_record *buf, unsigned int n,
 			      enum bts_window *w)
@@ -294,6 +307,20 @@ static void fault_record_sw_is_newest_call_from_entry_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 1);
 }
 
+static void fault_record_sw_is_first_call_of_the_handler(struct kunit *test)
+{
+	u64 exc = (unsigned long)__noinstr_text_start;
+	u64 text = (unsigned long)_stext + 0x100;
+	struct bts_record r[] = {
+		{ text, text + 8, BTS_FLAG_SW },	/* -> the faulting fn */
+		{ exc + 16, text + 64, BTS_FLAG_SW },	/* exc_ -> a */
+		{ exc + 32, text + 96, BTS_FLAG_SW },	/* exc_ -> b */
+		{ text + 96, text + 128, BTS_FLAG_SW },	/* b -> oops_begin */
+	};
+
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 1);
+}
+
 static void fault_record_absent_is_u32_max(struct kunit *test)
 {
 	struct bts_record r[] = { { 1, 2, 0 }, { 3, 4, BTS_FLAG_SW } };
@@ -368,6 +395,28 @@ static void capture_second_fault_is_counted_not_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	fault_freeze(BTS_REASON_PANIC);		/* cleared: taken again */
 	KUNIT_EXPECT_EQ(test, emitted, 2);
+}
+
+static void fault_freeze_ipi(void *info)
+{
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+}
+
+static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 4;
+	/* every CPU faults at once, IRQs off, as two oopsing CPUs would */
+	on_each_cpu(fault_freeze_ipi, NULL, 1);
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), num_online_cpus() - 1);
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 }
 
 static void capture_bug_waits_for_oops_to_emit(struct kunit *test)
@@ -537,6 +586,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
+	KUNIT_CASE(capture_concurrent_faults_keep_exactly_one),
 	KUNIT_CASE(capture_bug_waits_for_oops_to_emit),
 	KUNIT_CASE(capture_warn_is_dropped_without_the_option),
 	KUNIT_CASE(capture_warn_is_kept_with_the_option),
@@ -556,6 +606,7 @@ static struct kunit_suite bts_core_suite = {
 static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(fault_record_hw_is_newest_branch_into_entry_text),
 	KUNIT_CASE(fault_record_sw_is_newest_call_from_entry_text),
+	KUNIT_CASE(fault_record_sw_is_first_call_of_the_handler),
 	KUNIT_CASE(fault_record_absent_is_u32_max),
 	KUNIT_CASE(header_describes_the_snapshot),
 	KUNIT_CASE(capture_reasons_follow_the_options),

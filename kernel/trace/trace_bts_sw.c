@@ -4,8 +4,8 @@
  *
  * Layer: branch source, for CPUs without Branch Trace Store (virtual
  * machines, other vendors). Every traced kernel function entry adds one
- * record {from = return address in the caller, to = the callee's ftrace
- * location, flags = BTS_FLAG_SW} to a per-CPU circular buffer with the
+ * record {from = the call instruction in the caller, to = the callee's
+ * ftrace location, flags = BTS_FLAG_SW} to a per-CPU circular buffer with the
  * same capacity semantics as the hardware source. It sees calls only (no
  * jumps, returns or user branches) and only of functions ftrace can trace,
  * and it is never presented as BTS: every record carries BTS_FLAG_SW and
@@ -23,6 +23,8 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
+#include <linux/unaligned.h>
+#include <asm/ibt.h>
 
 #include "bts_sw.h"
 
@@ -83,6 +85,31 @@ unsigned int notrace bts_sw_ring_read(struct bts_sw_ring *ring,
 	return n;
 }
 
+/**
+ * bts_sw_call_site - the call instruction that returns to @ret
+ * @ret: a return address (ftrace's parent_ip)
+ * @ip:  the callee's ftrace location
+ *
+ * A direct call (e8 rel32) to @ip is 5 bytes before @ret. Anything else
+ * (an indirect call) gets @ret - 1, an address inside the call: like %pB
+ * in stack traces, it names the caller even when the call is the last
+ * instruction of a noreturn path.
+ */
+static unsigned long notrace bts_sw_call_site(unsigned long ret,
+					      unsigned long ip)
+{
+	const u8 *insn = (const u8 *)(ret - 5);
+	unsigned long target;
+
+	if (insn[0] != 0xe8)
+		return ret - 1;
+	target = ret + get_unaligned((const s32 *)(insn + 1));
+	/* with IBT the ftrace location follows the endbr64 */
+	if (target == ip || target + ENDBR_INSN_SIZE == ip)
+		return ret - 5;
+	return ret - 1;
+}
+
 static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
@@ -93,7 +120,8 @@ static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
 	if (bit < 0)
 		return;
 	/* The trylock disabled preemption: this CPU's ring is ours. */
-	bts_sw_ring_add(this_cpu_ptr(&bts_sw_rings), parent_ip, ip);
+	bts_sw_ring_add(this_cpu_ptr(&bts_sw_rings),
+			bts_sw_call_site(parent_ip, ip), ip);
 	ftrace_test_recursion_unlock(bit);
 }
 

@@ -47,7 +47,7 @@ check_capture() {
 		ok "the newest call edge before the fault enters $fn" ||
 		not_ok "the newest call edge before the fault enters $fn (got: $(head -1 /tmp/fault.txt))"
 	if command -v bts-dump >/dev/null; then
-		bts-dump --kallsyms /proc/kallsyms $f > /tmp/decoded.txt 2>&1
+		bts-dump -s /proc/kallsyms $f > /tmp/decoded.txt 2>&1
 		check "bts-dump decodes the capture and names $fn" grep -q "$fn" /tmp/decoded.txt
 	fi
 }

@@ -29,7 +29,7 @@ is() {
 # error (busybox prints strerror), e.g. "Invalid argument".
 write_fails() {
 	local out
-	out=$( (printf '%s' "$3" > "$2") 2>&1)
+	out=$( (echo "$3" > "$2") 2>&1)
 	case "$?:$out" in
 	0:*) not_ok "$1 (write of '$3' succeeded)" ;;
 	*"$4"*) ok "$1" ;;
