@@ -16,8 +16,10 @@ TRACE_DAT=${5:-}
 W=$(mktemp -d /tmp/bts-dump-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
+# bts-dump is single-threaded: it runs on one core. BENCH_PIN=N pins it to
+# CPU N (on a busy machine pinning can only make it share a loaded CPU).
 PIN=
-command -v taskset >/dev/null && PIN="taskset -c 0"
+[ -n "${BENCH_PIN:-}" ] && command -v taskset >/dev/null && PIN="taskset -c $BENCH_PIN"
 
 # time_cmd OUTFILE CMD...: run CMD with stdout to OUTFILE; sets WALL and CPU (s).
 time_cmd() {
@@ -43,7 +45,8 @@ else
 	SYMDESC="synthetic kallsyms (40000 text symbols; no test-kernel System.map found)"
 fi
 
-echo "# bts-dump benchmark: $N records, one core ($([ -n "$PIN" ] && echo "$PIN" || echo unpinned))"
+echo "# bts-dump benchmark: $N records, single-threaded ($([ -n "$PIN" ] && echo "$PIN" || echo "not pinned; BENCH_PIN=N pins"))"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (cpu time is the fairer figure on a busy machine)"
 echo "# symbols: $SYMDESC"
 "$GEN" -o "$W/big.bts" --walk "$N" --symbols "$SYMS" --seed 42
 echo "# dump: $(stat -c %s "$W/big.bts") bytes, history over 2048 hot functions x 8 branch sites"
@@ -75,27 +78,44 @@ if [ ! -r "$TRACE_DAT" ]; then
 	exit 0
 fi
 echo "# trace.dat: $TRACE_DAT"
-# The bts entries as "from to flags" (raw field values, hex or decimal).
-trace-cmd report -R -i "$TRACE_DAT" 2>/dev/null | python3 -c '
-import re, sys
-for line in sys.stdin:
-    if " bts:" not in line and "bts: " not in line:
-        continue
-    f = dict(re.findall(r"(\w+)=(\S+)", line))
-    if "from" in f and "to" in f:
-        print("%x %x %x" % (int(f["from"], 0), int(f["to"], 0), int(f.get("flags", "0"), 0)))
-' >"$W/records.txt"
-M=$(wc -l <"$W/records.txt")
-if [ "$M" -eq 0 ]; then
-	echo "trace-cmd: no bts entries in $TRACE_DAT, comparison skipped"
-	exit 0
-fi
 # Symbols the same as trace-cmd's: the kallsyms saved in the trace.dat.
 trace-cmd dump --kallsyms -i "$TRACE_DAT" 2>/dev/null | grep -E '^[0-9a-f]+ [a-zA-Z] ' >"$W/tkallsyms"
 if [ -s "$W/tkallsyms" ]; then
 	TSYMS=$W/tkallsyms
 else
 	TSYMS=$SYMS
+fi
+# The bts entries as "from to flags". trace-cmd prints the address fields
+# symbolized even in raw mode (sym+0xoff): map them back through TSYMS.
+trace-cmd report -R -i "$TRACE_DAT" 2>/dev/null | python3 -c '
+import re, sys
+addr = {}
+for line in open(sys.argv[1]):
+    a, t, name = line.split()[:3]
+    if t in "tTwW" and name not in addr:
+        addr[name] = int(a, 16)
+def value(v):
+    if re.match(r"^(0x)?[0-9a-fA-F]+$", v):
+        return int(v, 16) if v.startswith("0x") else int(v)
+    m = re.match(r"^([^+]+)\+0x([0-9a-f]+)$", v)
+    if m and m.group(1) in addr:
+        return addr[m.group(1)] + int(m.group(2), 16)
+    return None
+for line in sys.stdin:
+    if " bts:" not in line:
+        continue
+    f = dict(re.findall(r"(\w+)=(\S+)", line))
+    if "from" not in f or "to" not in f:
+        continue
+    fr, to = value(f["from"]), value(f["to"])
+    if fr is None or to is None:
+        continue
+    print("%x %x %x" % (fr, to, int(f.get("flags", "0"), 0)))
+' "$TSYMS" >"$W/records.txt"
+M=$(wc -l <"$W/records.txt")
+if [ "$M" -eq 0 ]; then
+	echo "trace-cmd: no bts entries in $TRACE_DAT, comparison skipped"
+	exit 0
 fi
 time_cmd "$W/report.txt" trace-cmd report -i "$TRACE_DAT" || exit 1
 tc_wall=$WALL

@@ -86,22 +86,35 @@ static struct fn *load_fns(const char *path, size_t *n, uint64_t *stext)
 			continue;
 		if (!strcmp(name, "_stext"))
 			*stext = addr;
-		if (type != 't' && type != 'T')
-			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 4096;
 			f = realloc(f, cap * sizeof(*f));
 			if (!f)
 				abort();
 		}
-		f[(*n)++] = (struct fn){ addr, 0 };
+		/* Every symbol bounds the code before it; size 1 marks code. */
+		f[(*n)++] = (struct fn){ addr, type == 't' || type == 'T' };
 	}
 	fclose(fp);
 	qsort(f, *n, sizeof(*f), fn_cmp);
-	for (size_t i = 0; i + 1 < *n; i++)
-		f[i].size = f[i + 1].addr - f[i].addr;
-	if (*n)
-		f[*n - 1].size = 64;
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		size_t j = i + 1;
+
+		if (!f[i].size)
+			continue;
+		while (j < *n && f[j].addr == f[i].addr)
+			j++;
+		f[k].addr = f[i].addr;
+		f[k].size = j < *n ? f[j].addr - f[i].addr : 64;
+		if (f[k].size > 65536)
+			f[k].size = 65536;
+		if (k && f[k - 1].addr == f[k].addr)
+			continue;	/* an alias */
+		k++;
+	}
+	*n = k;
 	return f;
 }
 

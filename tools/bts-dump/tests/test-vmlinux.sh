@@ -111,6 +111,10 @@ if [ -n "$call" ] && [ -n "$jcc" ]; then
 	"$BTS" -k "$VMLINUX" "$T/dec.bts" >"$T/dec.txt" 2>&1
 	ok_if "vmlinux: capstone classifies a call and a conditional jump of start_kernel" \
 		bash -c "grep -qE '^ +0 call +start_kernel' '$T/dec.txt' && grep -qE '^ +1 jcc +' '$T/dec.txt'"
+	# --kcore reads bytes at runtime addresses: an unrandomized vmlinux is one.
+	"$BTS" --no-symbols --kcore "$VMLINUX" "$T/dec.bts" >"$T/kcore.txt" 2>&1
+	ok_if "vmlinux: --kcore decodes from an ELF image at runtime addresses" \
+		bash -c "grep -qE '^ +0 call +0x$call ' '$T/kcore.txt' && grep -qE '^ +1 jcc +0x$jcc ' '$T/kcore.txt'"
 else
 	results+=("not ok - vmlinux: objdump found no call/jcc in start_kernel to test decoding")
 fi
