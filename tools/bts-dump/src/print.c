@@ -37,6 +37,11 @@ static inline uint64_t src_addr(const struct bts_rec *rec)
 
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
+	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count) {
+		out_fmt(o, "CPU %u: nothing captured (no oops, BUG or panic since it was cleared)%s%s\n",
+			d->cpu, d->release[0] ? ", kernel " : "", d->release);
+		return;
+	}
 	out_fmt(o, "CPU %u: %u record%s (capacity %u%s) from %s, %s",
 		d->cpu, d->count, d->count == 1 ? "" : "s", d->capacity,
 		d->flags & BTS_DUMP_WRAPPED ? ", wrapped: older history lost" : "",

@@ -99,8 +99,15 @@ int read_whole_file(const char *path, uint8_t **bufp, size_t *lenp)
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* What the bts per-CPU files answer, in words a user can act on. */
+		if (errno == ENODEV)
+			return error_msg("%s: %s (is bts the current tracer?)", path,
+					 strerror(errno));
+		if (errno == ENXIO)
+			return error_msg("%s: %s (is the CPU offline?)", path, strerror(errno));
 		return error_msg("%s: %s", path, strerror(errno));
+	}
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
 		return error_msg("%s: is a directory", path);

@@ -169,6 +169,11 @@ run --folded "$T/cpu1.bts" >"$T/folded.txt"
 ok_if "cli: --folded rebuilds stacks from calls and returns" \
 	grep -qx '\[user\];entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 2' "$T/folded.txt"
 
+"$GEN" -o "$T/nocap.bts" --cpu 4 --flags 2 --source 0 --capacity 0 --source-name ""
+run "$T/nocap.bts" >"$T/nocap.txt" 2>&1
+ok_if "cli: an empty capture says nothing was captured" \
+	grep -qx 'CPU 4: nothing captured (no oops, BUG or panic since it was cleared), kernel 6.12.117-bts' "$T/nocap.txt"
+
 # A tracing directory as the kernel lays it out.
 mkdir -p "$T/tracing/bts/per_cpu/cpu0" "$T/tracing/bts/per_cpu/cpu1" "$T/tracing/bts/per_cpu/cpu10"
 cp "$T/cpu0.bts" "$T/tracing/bts/per_cpu/cpu0/records"
