@@ -21,7 +21,7 @@ struct event {
 	const struct sym *to_sym;
 	const struct addr_info *from, *to;	/* the same, with their text */
 	struct classified c;
-	int depth;		/* call depth at @from, before the branch */
+	int depth;		/* call depth of @from's function (stack_apply()) */
 	bool fault;
 	const struct callstack *stack;	/* after the branch */
 };

@@ -36,9 +36,9 @@ static void push(struct callstack *cs, uint64_t key)
 	cs->fn[cs->n++] = key;
 }
 
-void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uint64_t to)
+int stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uint64_t to)
 {
-	int i;
+	int i, depth = stack_depth(cs);
 
 	/* An interrupt or trap that lands in the same function is no call. */
 	if ((kind == KIND_EXC || kind == KIND_INT) && from == to)
@@ -55,6 +55,7 @@ void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uin
 		else
 			push(cs, from);
 		push(cs, to);
+		depth = cs->n - 2;	/* the caller's level */
 		break;
 	case KIND_RET:
 	case KIND_SYSRET:
@@ -62,6 +63,7 @@ void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uin
 		i = find(cs, to, cs->n - 1);
 		if (i >= 0) {
 			cs->n = i + 1;
+			depth = i + 1;	/* the returning function's level */
 		} else {
 			cs->n = 0;
 			push(cs, to);
@@ -78,6 +80,8 @@ void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uin
 			cs->fn[cs->n - 1] = to;
 		else
 			push(cs, to);
+		depth = stack_depth(cs);
 		break;
 	}
+	return depth;
 }

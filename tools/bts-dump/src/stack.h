@@ -39,6 +39,11 @@ static inline int stack_depth(const struct callstack *cs)
 	return cs->n > 0 ? cs->n - 1 : 0;
 }
 
-void stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uint64_t to);
+/*
+ * Apply one branch. Returns the depth to show it at: the caller's level
+ * for a call (after unwinding to the caller), the returning function's
+ * level for a return, the function's level for a jump.
+ */
+int stack_apply(struct callstack *cs, enum branch_kind kind, uint64_t from, uint64_t to);
 
 #endif /* BTS_DUMP_STACK_H */

@@ -67,9 +67,8 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 		ev.from_sym = ev.from->s;
 		ev.to_sym = ev.to->s;
 		ev.c = classify(r, rec, ev.from, ev.to);
-		ev.depth = stack_depth(&cs);
-		stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
-			    fn_key(r, rec->to, ev.to_sym));
+		ev.depth = stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
+					fn_key(r, rec->to, ev.to_sym));
 		if (i < first)
 			continue;
 		if (listing)
