@@ -43,7 +43,7 @@ static const char *const usage_lines[] = {
 	"        --no-lines         no file:line (faster with a large vmlinux)",
 	"        --no-decode        do not decode instructions; guess kinds from symbols",
 	"  selecting records:",
-	"    -n, --last N           only the last N records of each CPU's window",
+	"    -n, --last N           only the last N records of each CPU's window (0: all)",
 	"    -f, --since-fault      window starts at the fault record",
 	"    -F, --until-fault      window ends at the fault record",
 	"  output (default: readable text):",
@@ -65,6 +65,11 @@ static const char *const usage_lines[] = {
 	"  guessed from symbols, not decoded. 'user->kernel'/'kernel->user' mark",
 	"  mode changes and '<== FAULT' the record where the fault happened.",
 	"  Exit status: 0 ok, 1 an input could not be read, 2 usage error.",
+	"",
+	"  examples:",
+	"    bts-dump --capture -t /sys/kernel/tracing -k vmlinux -F -n 40",
+	"    bts-dump -s System.map -k vmlinux cpu*/capture",
+	"    bts-dump --folded -t /sys/kernel/tracing | flamegraph.pl > bts.svg",
 	NULL,
 };
 
@@ -433,7 +438,7 @@ int main(int argc, char **argv)
 	if (!in.n) {
 		if (status)
 			return status;
-		usage(stderr);
+		error_msg("no input: give dump files, a directory or --tracing-dir (see --help)");
 		return 2;
 	}
 
