@@ -155,8 +155,9 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 	print_addr(s, tep, to);
 	if (is_user(from) != is_user(to))
 		trace_seq_puts(s, is_user(from) ? "  (user->kernel)" : "  (kernel->user)");
+	/* " [fault]" as the kernel prints it, so greps for it keep working */
 	if (flags & BTS_FLAG_FAULT)
-		trace_seq_printf(s, "  <== FAULT (%s)",
+		trace_seq_printf(s, " [fault] <== %s",
 				 reason < sizeof(reasons) / sizeof(reasons[0]) ? reasons[reason] : "?");
 	trace_seq_puts(s, flags & BTS_FLAG_SW ? " [sw]" : " [bts]");
 	return 0;

@@ -34,5 +34,5 @@ check "plugin: every bts line has a kind and a source tag" \
 check "plugin: call-edge records are indented by call depth" \
 	"grep -qE 'cpu=[0-9]+ [0-9]+/[0-9]+ call      +[a-z_]' '$T/with.txt'"
 check "plugin: symbols match trace-cmd's own (sym+0xoff -> sym+0xoff)" \
-	"diff <(grep ' bts:' '$T/with.txt' | sed -E 's/.*\\/[0-9]+ [a-z?]+ +//; s/  \\(.*//; s/ \\[(sw|bts)\\]\$//' | head -200) <(grep ' bts:' '$T/without.txt' | sed -E 's/.*cpu=[0-9]+ [0-9]+\\/[0-9]+ //; s/ \\[(sw|bts)\\]\$//; s/ *<== .*//' | head -200) >'$T/diff' || { head -5 '$T/diff'; false; }"
+	"diff <(grep ' bts:' '$T/with.txt' | sed -E 's/.*\\/[0-9]+ [a-z?]+ +//; s/  \\(.*//; s/ \\[fault\\] <== .*//; s/ \\[(sw|bts)\\]\$//' | head -200) <(grep ' bts:' '$T/without.txt' | sed -E 's/.*cpu=[0-9]+ [0-9]+\\/[0-9]+ //; s/ \\[(sw|bts)\\]\$//; s/ \\[fault\\]\$//' | head -200) >'$T/diff' || { head -5 '$T/diff'; false; }"
 exit $((fail > 0))
