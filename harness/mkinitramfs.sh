@@ -5,6 +5,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 root=$(mktemp -d)
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,host,usr/bin,usr/sbin}

@@ -27,9 +27,11 @@
 #include <linux/string.h>
 #include <linux/delay.h>
 #include <linux/kdebug.h>
+#include <linux/panic.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <asm/apic.h>
+#include <asm/ibt.h>
 #include <asm/idtentry.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
@@ -456,15 +458,33 @@ static u64 notrace bts_trap_entry(enum bts_reason reason)
 	}
 }
 
+/*
+ * The newest call into panic(): an interrupt can still arrive between
+ * panic()'s first instruction and the capture, so it is not always the
+ * newest record. The target is panic itself, or its ftrace location
+ * just after an endbr64.
+ */
+static u32 notrace bts_find_panic_record(const struct bts_record *recs,
+					 unsigned int count)
+{
+	unsigned int i;
+
+	for (i = count; i-- > 0;)
+		if (recs[i].to - (unsigned long)panic <= ENDBR_INSN_SIZE)
+			return i;
+	return count ? count - 1 : U32_MAX;
+}
+
 /**
  * bts_mark_fault - flag the record at which the fault happened
  * @cap:	the faulting CPU's capture (one slot kept free)
  * @reason:	why it was captured
  * @regs:	the faulting context, or NULL
  *
- * A panic marks its newest record, the call into panic(). A software
- * history without a record of the trap gets one, made from @regs:
- * {from = the faulting instruction, to = the exception entry}.
+ * A panic marks the call into panic(). A BUG() calls nothing traceable
+ * between its ud2 and the capture, so a software history gets a record
+ * of the trap made from @regs: {from = the ud2, to = the exception
+ * entry}; so does any other software history without a fault record.
  */
 static void notrace bts_mark_fault(struct bts_capture *cap,
 				   enum bts_reason reason,
@@ -474,7 +494,9 @@ static void notrace bts_mark_fault(struct bts_capture *cap,
 	u32 i;
 
 	if (reason == BTS_REASON_PANIC)
-		i = snap->count ? snap->count - 1 : U32_MAX;
+		i = bts_find_panic_record(cap->recs, snap->count);
+	else if (reason == BTS_REASON_BUG && snap->source == BTS_SOURCE_SW)
+		i = U32_MAX;
 	else
 		i = bts_find_fault_record(cap->recs, snap->count);
 	if (i == U32_MAX && regs && snap->source == BTS_SOURCE_SW &&

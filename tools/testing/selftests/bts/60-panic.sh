@@ -6,7 +6,7 @@
 # bts-cmdline: ftrace_dump_on_oops
 . ./lib-oops.sh
 echo bts > $T/current_tracer
-echo 200 > $B/nr_records
+echo 1000 > $B/nr_records
 echo "BTS-GUEST: panic now" > /dev/kmsg
 ok "armed; panicking"
 sh -c "echo PANIC > $DIRECT"
