@@ -272,6 +272,8 @@ static notrace void intel_bts_debugctl_update(const struct intel_bts_hw *hw,
  *
  * Circular mode: TR and BTS set, BTINT clear. BTS_OFF_OS clear (kernel
  * branches recorded), BTS_OFF_USR set unless user branches are wanted.
+ *
+ * Return: the bits, within INTEL_BTS_CTL_MASK.
  */
 static u64 intel_bts_ctl_bits(unsigned int arm_flags)
 {
