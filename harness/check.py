@@ -262,6 +262,20 @@ def evaluate(boot):
     check_kernel_log(console, prefix, boot.expect)
 
 
+def checkpatch_files():
+    """checkpatch --strict: no errors or warnings in the project's kernel files."""
+    cp = os.path.join(BUILD, "linux/scripts/checkpatch.pl")
+    files = subprocess.run(["git", "ls-files", "--", "arch", "include", "kernel"],
+                           cwd=TOP, capture_output=True, text=True).stdout.split()
+    for f in sorted(x for x in files if x.endswith((".c", ".h"))):
+        p = subprocess.run(["perl", cp, "--strict", "--no-tree", "--terse",
+                            "--show-types", "-f", f], cwd=TOP,
+                           capture_output=True, text=True)
+        bad = [l for l in p.stdout.splitlines()
+               if re.search(r": (ERROR|WARNING|CHECK):", l)]
+        record(f"host: checkpatch --strict {f}", not bad, " | ".join(bad[:2]))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     t0 = time.time()
@@ -287,6 +301,8 @@ def main():
     ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
                          os.path.join(OUT, "initramfs.log"))
 
+    if ok and not ONLY:
+        checkpatch_files()
     if ok:
         if not ONLY and not DEBUG:
             vmlinux = os.path.join(BUILD, "obj-test/vmlinux")

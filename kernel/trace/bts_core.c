@@ -136,11 +136,11 @@ struct bts_source *bts_first_available_source(void)
 }
 
 /**
- * bts_for_each_source - call @fn for every registered source, in order
+ * bts_visit_sources - call @fn for every registered source, in order
  * @fn:   callback; must not call back into the registry
  * @data: passed to @fn
  */
-void bts_for_each_source(void (*fn)(struct bts_source *src, void *data), void *data)
+void bts_visit_sources(bts_source_visit_fn fn, void *data)
 {
 	struct bts_source *pos;
 

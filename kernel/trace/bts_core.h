@@ -10,7 +10,9 @@
 #include <linux/bts.h>
 
 void bts_unregister_source(struct bts_source *src);
-void bts_for_each_source(void (*fn)(struct bts_source *src, void *data), void *data);
+typedef void (*bts_source_visit_fn)(struct bts_source *src, void *data);
+
+void bts_visit_sources(bts_source_visit_fn fn, void *data);
 void bts_freeze_this_cpu(struct bts_source *src);
 void bts_thaw_this_cpu(struct bts_source *src);
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,

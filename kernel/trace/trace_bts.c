@@ -283,7 +283,7 @@ static int bts_source_show(struct seq_file *m, void *v)
 			   i ? " " : "", bts_select_names[i]);
 	armed = bts_armed_source();
 	seq_printf(m, "\nactive: %s\n", armed ? armed->name : "none");
-	bts_for_each_source(bts_show_source, m);
+	bts_visit_sources(bts_show_source, m);
 	mutex_unlock(&bts_lock);
 	return 0;
 }
