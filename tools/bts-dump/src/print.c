@@ -133,20 +133,39 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	const char *kind = kind_names[ev->c.kind];
 	size_t klen = kind_lens[ev->c.kind];
 	const char *src, *tr;
-	int depth;
+	int depth = 0;
+	char *p;
 
-	out_udec_w(o, ev->index, 7);
-	out_char(o, ' ');
-	out_mem(o, kind, klen);
+	if (po->indent)
+		depth = ev->depth < MAX_INDENT_DEPTH ? ev->depth : MAX_INDENT_DEPTH;
+	/* The fixed prefix through one pointer: index, kind, indentation. */
+	p = out_reserve(o, 32 + 2 * MAX_INDENT_DEPTH);
+	if (ev->index < 10000000) {
+		uint32_t v = ev->index;
+		int i = 6;
+
+		memset(p, ' ', 7);
+		do {
+			p[i--] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		p += 7;
+	} else {
+		out_udec_w(o, ev->index, 7);
+		p = out_reserve(o, 32 + 2 * MAX_INDENT_DEPTH);
+	}
+	*p++ = ' ';
+	memcpy(p, kind, 8);	/* kind_names are padded to 8 readable bytes */
+	p += klen;
 	if (ev->c.guessed) {
-		out_char(o, '?');
+		*p++ = '?';
 		klen++;
 	}
-	out_spaces(o, klen < 8 ? 9 - klen : 1);
-	if (po->indent) {
-		depth = ev->depth < MAX_INDENT_DEPTH ? ev->depth : MAX_INDENT_DEPTH;
-		out_spaces(o, (size_t)depth * 2);
-	}
+	memset(p, ' ', 8);
+	p += klen < 8 ? 9 - klen : 1;
+	memset(p, ' ', (size_t)depth * 2);
+	p += depth * 2;
+	o->len = (size_t)(p - o->buf);
 	if (po->addresses) {
 		out_hex16(o, rec->from);
 		out_char(o, ' ');

@@ -4,12 +4,14 @@
  * addresses of one dump. See resolve.h.
  */
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "image.h"
 #include "resolve.h"
 
-const char *const kind_names[KIND_NR] = {
+/* Each name is followed by NULs up to 8 bytes: printers copy 8 at once. */
+const char kind_names[KIND_NR][8] = {
 	[KIND_BRANCH] = "branch",
 	[KIND_CALL] = "call",
 	[KIND_RET] = "ret",
@@ -22,6 +24,23 @@ const char *const kind_names[KIND_NR] = {
 	[KIND_EXC] = "exc",
 };
 
+/*
+ * The address table: cache-line aligned, so one prefetch brings a whole
+ * entry, with one spare entry of slack for 16-byte chunk copies of texts.
+ */
+static struct addr_info *alloc_addrs(size_t mask)
+{
+	size_t size = (mask + 2) * sizeof(struct addr_info);
+	struct addr_info *a = aligned_alloc(64, size);
+
+	if (!a) {
+		fputs("bts-dump: out of memory\n", stderr);
+		exit(2);
+	}
+	memset(a, 0, size);
+	return a;
+}
+
 void resolver_init(struct resolver *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -31,8 +50,7 @@ void resolver_init(struct resolver *r)
 	u64map_init(&r->kind_cache, 1024);
 	u64map_init(&r->src_cache, 1024);
 	r->addrs_mask = 4095;
-	/* 64 bytes of slack: texts are copied out in 16-byte chunks */
-	r->addrs = xcalloc(r->addrs_mask + 2, sizeof(*r->addrs));
+	r->addrs = alloc_addrs(r->addrs_mask);
 	r->text_cap = 1 << 20;
 	r->text_arena = xmalloc(r->text_cap);
 }
@@ -143,7 +161,7 @@ void resolver_make_room(struct resolver *r)
 		return;
 	}
 	r->addrs_mask = old_mask * 2 + 1;
-	r->addrs = xcalloc(r->addrs_mask + 2, sizeof(*r->addrs));
+	r->addrs = alloc_addrs(r->addrs_mask);
 	for (size_t j = 0; j <= old_mask; j++) {
 		size_t i;
 

@@ -9,6 +9,7 @@
 #ifndef BTS_DUMP_RESOLVE_H
 #define BTS_DUMP_RESOLVE_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,7 +31,7 @@ enum branch_kind {
 	KIND_NR,
 };
 
-extern const char *const kind_names[KIND_NR];
+extern const char kind_names[KIND_NR][8];
 
 struct classified {
 	enum branch_kind kind;
@@ -45,7 +46,7 @@ struct image;
  * address seen (a branch history repeats a few thousand of them).
  */
 struct addr_info {
-	uint64_t addr;		/* 0: empty slot (0 is never looked up) */
+	alignas(64) uint64_t addr;		/* 0: empty slot (0 is never looked up) */
 	const struct sym *s;	/* NULL: user or unknown */
 	uint32_t text_off;	/* in resolver.text_arena when not inline */
 	uint16_t text_len;	/* 0 without a symbol */
