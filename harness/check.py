@@ -333,6 +333,8 @@ def main():
             boots.insert(1, Boot("shared", shared, timeout=600))
         if ONLY:
             boots = [b for b in boots if re.search(ONLY, b.name)]
+        # Longest first, so that two workers finish together.
+        boots.sort(key=lambda b: -b.timeout)
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
             for boot in ex.map(lambda b: b.run(), boots):
                 evaluate(boot)

@@ -82,6 +82,18 @@ check "tracing_on 1 resumes recording" sh -c '! cmp -s /tmp/a.bin /tmp/c.bin'
 # The dump file format is documented with a header of fixed fields
 is "the ftrace:bts format exists" "$(grep -c 'field:unsigned long from' $T/events/ftrace/bts/format)" 1
 
+# CPU hotplug: an offline CPU has no records; once back online it records
+if [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	check "records of an offline CPU cannot be read" sh -c "! cat $B/per_cpu/cpu1/records > /dev/null"
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	echo > $T/trace
+	taskset 2 sh -c "$workload"
+	check "a CPU that came back online records again" grep -q -- ' cpu=1 .*-> write_null+' $T/trace
+else
+	skip "CPU hotplug" "cpu1/online is not writable"
+fi
+
 echo nop > $T/current_tracer
 is "nop disarms: source shows nothing active" "$(sed -n 2p $B/source)" "active: none"
 write_fails "dump without the bts tracer fails with ENODEV" $B/dump 1 "No such device"
