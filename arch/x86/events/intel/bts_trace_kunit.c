@@ -914,6 +914,12 @@ static void hw_require_bts(struct kunit *test)
 			   bts_armed_source()->name);
 }
 
+/* Kernel only where the CPU can filter (DS-CPL), else user too. */
+static unsigned int hw_arm_flags(void)
+{
+	return boot_cpu_has(X86_FEATURE_DSCPL) ? 0 : BTS_ARM_USER;
+}
+
 static noinline int hw_branchy(int i)
 {
 	return i & 1 ? i * 3 : i + 7;
@@ -929,7 +935,7 @@ static void intel_bts_hw_records_kernel_branches(struct kunit *test)
 	hw_require_bts(test);
 	out = kunit_kcalloc(test, 64, sizeof(*out), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(hw_arm_flags()), 0);
 	preempt_disable();
 	for (i = 0; i < 100; i++)
 		sum += hw_branchy(i);
@@ -953,7 +959,7 @@ static void intel_bts_hw_debugctl_bits_on_this_cpu(struct kunit *test)
 	u64 armed, disarmed;
 
 	hw_require_bts(test);
-	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(hw_arm_flags()), 0);
 	preempt_disable();
 	armed = get_debugctlmsr();
 	preempt_enable();
@@ -962,8 +968,7 @@ static void intel_bts_hw_debugctl_bits_on_this_cpu(struct kunit *test)
 	disarmed = get_debugctlmsr();
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, armed & INTEL_BTS_CTL_MASK,
-			DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS |
-			DEBUGCTLMSR_BTS_OFF_USR);
+			intel_bts_ctl_bits(hw_arm_flags()));
 	KUNIT_EXPECT_EQ(test, disarmed & INTEL_BTS_CTL_MASK, 0);
 }
 
@@ -1002,7 +1007,7 @@ static void intel_bts_hw_perf_fields_restored(struct kunit *test)
 static void intel_bts_hw_perf_lbr_excluded_while_armed(struct kunit *test)
 {
 	hw_require_bts(test);
-	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(0), 0);
+	KUNIT_ASSERT_EQ(test, intel_bts_source.arm(hw_arm_flags()), 0);
 	KUNIT_EXPECT_EQ(test, x86_add_exclusive(x86_lbr_exclusive_lbr), -EBUSY);
 	intel_bts_source.disarm();
 	KUNIT_EXPECT_EQ(test, x86_add_exclusive(x86_lbr_exclusive_lbr), 0);
