@@ -338,6 +338,16 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
             for boot in ex.map(lambda b: b.run(), boots):
                 evaluate(boot)
+        # The trace-cmd report plugin, on the trace.dat the guest recorded.
+        dat = os.path.join(OUT, "shared", "trace.dat")
+        if not DEBUG and os.path.exists(dat):
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-plugin", f"TRACE_DAT={dat}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
+            if p.returncode != 0:
+                record("host: bts-dump plugin tests exit status", False,
+                       p.stderr.strip()[-300:])
 
     passed = sum(1 for _, ok, skip in results if ok and not skip)
     failed = sum(1 for _, ok, _ in results if not ok)
