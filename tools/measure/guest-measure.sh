@@ -3,11 +3,11 @@
 # /tests/measure.sh, run by /init through bts.tests=measure.sh).
 #
 # bts.measure=pf|bug|gpf|panic on the kernel command line picks the fault.
-# Arms bts, forks a child that sleeps 3 s and then provokes the fault itself
-# (no fork or exec after the sleep), and prints "BTS-MEASURE: ready" on the
-# console: the host switches QEMU's exec log on within those 3 s, while the
-# guest is idle, so that little but the sleep's wakeup is logged before the
-# fault.
+# Arms bts, prints __bts_fault_freeze from /proc/kallsyms (the host checks
+# it against System.map), then provokes the fault from a child after a
+# short sleep. The host's gdb starts QEMU's exec log at a hardware
+# breakpoint on the crashing function, so the sleep only lets the console
+# lines out first.
 T=/sys/kernel/tracing
 B=$T/bts
 D=/sys/kernel/debug/provoke-crash/DIRECT

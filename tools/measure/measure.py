@@ -3,13 +3,15 @@
 
 Two steps, both driven by branches-to-freeze.sh:
 
-  measure.py run     boot the test kernel in QEMU (TCG, one vCPU), wait for the
-                     guest's "ready" line, switch on one-instruction TBs and the
-                     exec+int log through the HMP monitor, save the kernel text
-                     as it is in guest memory (alternatives, static keys and
-                     ftrace call sites patched), let the guest provoke the
-                     fault, switch the log off, save the pages of any executed
-                     code outside the kernel text (ftrace trampolines).
+  measure.py run     boot the test kernel in QEMU (TCG, one vCPU, icount) stopped
+                     for gdb; at a hardware breakpoint on the crashing function's
+                     entry, switch on one-instruction TBs and the exec+int log
+                     through the monitor and save the kernel text as it is in
+                     guest memory (alternatives, retpolines, static keys and
+                     ftrace call sites patched); log on to the freeze and to the
+                     DIE_OOPS notifier (panic: the panic notifiers); switch the
+                     log off; save the pages of executed code outside the
+                     kernel text (ftrace trampolines).
   measure.py analyze walk the exec log from the faulting instruction to the
                      first instruction of the freeze function and count the
                      transitions whose next PC is not PC + length of the
