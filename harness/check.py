@@ -158,7 +158,8 @@ BAD = re.compile(r"(WARNING:|BUG:|KASAN:|UBSAN:|possible circular locking|"
                  r"Kernel panic|Call Trace:|int3)")
 ALLOWED = {
     "oops": r"(Oops|BUG: unable to handle|BUG: kernel NULL pointer|"
-            r"general protection fault|Call Trace:|Kernel panic - not syncing: Fatal exception)",
+            r"general protection fault|Call Trace:|Kernel panic - not syncing: Fatal exception|"
+            r"KASAN: null-ptr-deref)",
     "bug": r"(kernel BUG at|Oops|invalid opcode|Call Trace:|"
            r"Kernel panic - not syncing: Fatal exception)",
     "panic": r"(Kernel panic|Call Trace:)",

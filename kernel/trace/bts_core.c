@@ -389,6 +389,12 @@ static void (*bts_capture_emit)(void);
 static DEFINE_PER_CPU(struct bts_capture, bts_captures);
 static struct cpumask bts_nmi_pending;
 
+/*
+ * A #GP or BUG not kept because a capture was held: its oops_begin() that
+ * follows is the same fault and is not counted again.
+ */
+static DEFINE_PER_CPU(bool, bts_early_fault_counted);
+
 /* Bounded wait for the other CPUs' NMI captures, in microseconds. */
 #define BTS_NMI_WAIT_US		10000
 
@@ -601,8 +607,14 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		goto out;
 	}
 	if (old != BTS_CAPTURE_EMPTY) {
-		/* A capture is kept (or being taken): count this one. */
-		atomic64_inc(&bts_lost_faults);
+		/* A capture is kept (or being taken): count this fault once. */
+		if (reason == BTS_REASON_OOPS &&
+		    this_cpu_read(bts_early_fault_counted))
+			this_cpu_write(bts_early_fault_counted, false);
+		else
+			atomic64_inc(&bts_lost_faults);
+		if (reason == BTS_REASON_BUG || reason == BTS_REASON_GPF)
+			this_cpu_write(bts_early_fault_counted, true);
 		goto out;
 	}
 
@@ -638,6 +650,8 @@ void notrace __bts_fault_warn_done(void)
 	struct bts_capture *cap;
 	unsigned long flags;
 
+	/* A WARN has no oops_begin() to follow. */
+	this_cpu_write(bts_early_fault_counted, false);
 	if (!src || READ_ONCE(bts_capture_cpu) != cpu)
 		return;
 	local_irq_save(flags);

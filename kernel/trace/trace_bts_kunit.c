@@ -419,6 +419,18 @@ static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 }
 
+static void capture_later_gpf_and_its_oops_count_once(struct kunit *test)
+{
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_GPF));
+	fake.recorded = 3;
+	preempt_disable();
+	fault_freeze(BTS_REASON_OOPS);		/* the first fault: kept */
+	fault_freeze(BTS_REASON_GPF);		/* a later #GP ... */
+	fault_freeze(BTS_REASON_OOPS);		/* ... and its oops_begin() */
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+}
+
 static void capture_bug_waits_for_oops_to_emit(struct kunit *test)
 {
 	enum bts_reason reason;
@@ -587,6 +599,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
 	KUNIT_CASE(capture_concurrent_faults_keep_exactly_one),
+	KUNIT_CASE(capture_later_gpf_and_its_oops_count_once),
 	KUNIT_CASE(capture_bug_waits_for_oops_to_emit),
 	KUNIT_CASE(capture_warn_is_dropped_without_the_option),
 	KUNIT_CASE(capture_warn_is_kept_with_the_option),

@@ -87,6 +87,7 @@ if [ -w /sys/devices/system/cpu/cpu1/online ]; then
 	echo 0 > /sys/devices/system/cpu/cpu1/online
 	check "records of an offline CPU cannot be read" sh -c "! cat $B/per_cpu/cpu1/records > /dev/null"
 	echo 1 > /sys/devices/system/cpu/cpu1/online
+	echo 2730 > $B/nr_records
 	echo > $T/trace
 	taskset 2 sh -c "$workload"
 	check "a CPU that came back online records again" grep -q -- ' cpu=1 .*-> write_null+' $T/trace

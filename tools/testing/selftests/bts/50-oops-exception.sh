@@ -12,7 +12,7 @@ check_capture oops 1 lkdtm_EXCEPTION
 tail -c +193 $B/per_cpu/cpu$(capture_cpu)/capture > /tmp/first.bin
 provoke "echo ACCESS_NULL > $DIRECT"
 case "$(cat $B/capture)" in
-*"later faults not kept: 1") ok "a second oops is counted, not kept" ;;
+*"later faults not kept: 1") ok "a second oops is counted once, not kept" ;;
 *) not_ok "a second oops is counted (got '$(cat $B/capture)')" ;;
 esac
 cat $B/per_cpu/cpu$(capture_cpu)/capture > /tmp/second.bin
