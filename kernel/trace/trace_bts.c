@@ -288,11 +288,13 @@ static int bts_source_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int bts_source_open(struct inode *inode, struct file *file)
+/* Open of the text files: their show function is the inode's data. */
+static int bts_seq_open(struct inode *inode, struct file *file)
 {
+	int (*show)(struct seq_file *m, void *v) = inode->i_private;
 	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : single_open(file, bts_source_show, NULL);
+	return ret ? ret : single_open(file, show, NULL);
 }
 
 static ssize_t bts_source_write(struct file *file, const char __user *ubuf,
@@ -336,7 +338,7 @@ static ssize_t bts_source_write(struct file *file, const char __user *ubuf,
 }
 
 static const struct file_operations bts_source_fops = {
-	.open		= bts_source_open,
+	.open		= bts_seq_open,
 	.read		= seq_read,
 	.write		= bts_source_write,
 	.llseek		= seq_lseek,
@@ -433,13 +435,6 @@ static int bts_capture_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int bts_capture_open(struct inode *inode, struct file *file)
-{
-	int ret = tracing_check_open_get_tr(NULL);
-
-	return ret ? ret : single_open(file, bts_capture_show, NULL);
-}
-
 static ssize_t bts_capture_write(struct file *file, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
@@ -458,7 +453,7 @@ static ssize_t bts_capture_write(struct file *file, const char __user *ubuf,
 }
 
 static const struct file_operations bts_capture_fops = {
-	.open		= bts_capture_open,
+	.open		= bts_seq_open,
 	.read		= seq_read,
 	.write		= bts_capture_write,
 	.llseek		= seq_lseek,
@@ -669,15 +664,8 @@ out:
 	return 0;
 }
 
-static int bts_bench_open(struct inode *inode, struct file *file)
-{
-	int ret = tracing_check_open_get_tr(NULL);
-
-	return ret ? ret : single_open(file, bts_bench_show, NULL);
-}
-
 static const struct file_operations bts_bench_fops = {
-	.open		= bts_bench_open,
+	.open		= bts_seq_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.release	= single_release,
@@ -703,16 +691,17 @@ static int __init bts_init_tracefs(void)
 	top = tracefs_create_dir("bts", NULL);
 	if (!top)
 		return -ENOMEM;
-	trace_create_file("source", TRACE_MODE_WRITE, top, NULL,
+	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,
 			  &bts_source_fops);
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,
 			  &bts_nr_records_param, &trace_min_max_fops);
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
-	trace_create_file("capture", TRACE_MODE_WRITE, top, NULL,
+	trace_create_file("capture", TRACE_MODE_WRITE, top, bts_capture_show,
 			  &bts_capture_fops);
 #ifdef CONFIG_BTS_TRACER_TESTING
 	trace_create_file("test_fault", 0200, top, NULL, &bts_test_fault_fops);
-	trace_create_file("bench", TRACE_MODE_READ, top, NULL, &bts_bench_fops);
+	trace_create_file("bench", TRACE_MODE_READ, top, bts_bench_show,
+			  &bts_bench_fops);
 #endif
 	percpu = tracefs_create_dir("per_cpu", top);
 	if (!percpu)
