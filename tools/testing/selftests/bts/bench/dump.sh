@@ -15,7 +15,8 @@ cd /tmp
 trace-cmd start -p bts > /dev/null
 for i in 1 2 3 4 5 6 7 8; do echo 1 > $B/dump; done
 trace-cmd stop > /dev/null
+n=$(grep -c ' cpu=[0-9]* [0-9]*/' $T/trace)
 trace-cmd extract -k -o /tmp/trace.dat > /dev/null 2>&1
 cp /tmp/trace.dat /host/trace.dat
-echo "bench: trace.dat with $(grep -c ' cpu=[0-9]* [0-9]*/' $T/trace) bts records"
+echo "bench: trace.dat with $n bts records"
 echo nop > $T/current_tracer
