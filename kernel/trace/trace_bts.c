@@ -387,8 +387,18 @@ static int bts_dump_all(void)
 	return ret;
 }
 
-static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
-			      size_t cnt, loff_t *ppos)
+/**
+ * bts_write_expect() - parse a control write that must be one number
+ * @ubuf: the user buffer
+ * @cnt: its length
+ * @want: the only value the file accepts
+ *
+ * Return: 0 when the write is exactly @want (a trailing newline allowed),
+ * -EINVAL for any other number and the kstrto*() errno for text that is
+ * not a number. Nothing has been changed when it fails.
+ */
+static int bts_write_expect(const char __user *ubuf, size_t cnt,
+			    unsigned long want)
 {
 	unsigned long val;
 	int ret;
@@ -396,8 +406,17 @@ static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
 	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
 	if (ret)
 		return ret;
-	if (val != 1)
-		return -EINVAL;
+	return val == want ? 0 : -EINVAL;
+}
+
+static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	int ret;
+
+	ret = bts_write_expect(ubuf, cnt, 1);
+	if (ret)
+		return ret;
 	mutex_lock(&bts_lock);
 	ret = bts_busy ? bts_dump_all() : -ENODEV;
 	mutex_unlock(&bts_lock);
@@ -438,14 +457,11 @@ static int bts_capture_show(struct seq_file *m, void *v)
 static ssize_t bts_capture_write(struct file *file, const char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
-	unsigned long val;
 	int ret;
 
-	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
+	ret = bts_write_expect(ubuf, cnt, 0);
 	if (ret)
 		return ret;
-	if (val != 0)
-		return -EINVAL;
 	mutex_lock(&bts_lock);
 	bts_capture_clear();
 	mutex_unlock(&bts_lock);
