@@ -159,7 +159,8 @@ BAD = re.compile(r"(WARNING:|BUG:|KASAN:|UBSAN:|possible circular locking|"
 ALLOWED = {
     "oops": r"(Oops|BUG: unable to handle|BUG: kernel NULL pointer|"
             r"general protection fault|Call Trace:|Kernel panic - not syncing: Fatal exception|"
-            r"KASAN: null-ptr-deref)",
+            # KASAN's hint on a #GP at a non-canonical address, part of the oops
+            r"KASAN: (null-ptr-deref|probably user-memory-access|maybe wild-memory-access) in range)",
     "bug": r"(kernel BUG at|Oops|invalid opcode|Call Trace:|"
            r"Kernel panic - not syncing: Fatal exception)",
     "panic": r"(Kernel panic|Call Trace:)",

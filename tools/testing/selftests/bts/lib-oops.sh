@@ -70,6 +70,10 @@ check_capture() {
 
 # again_with_dump_on_oops CMD: clear, provoke again with ftrace_dump_on_oops
 again_with_dump_on_oops() {
+	local word=$2
+	# decided now: the dump of the second oops pushes the first one's
+	# lines out of the kernel log buffer
+	[ "$word" = oops ] && kasan_null_is_gpf && word=GPF
 	echo 0 > $B/capture
 	echo > $T/trace
 	echo 1 > $T/tracing_on
@@ -77,8 +81,6 @@ again_with_dump_on_oops() {
 	echo "BTS-GUEST: second fault, with ftrace_dump_on_oops"
 	echo "BTS-GUEST: second fault, with ftrace_dump_on_oops" > /dev/kmsg
 	provoke "$1"
-	local word=$2
-	[ "$word" = oops ] && kasan_null_is_gpf && word=GPF
 	is "after clearing, the next fault is captured" \
 		"$(cat $B/capture | cut -d' ' -f1-2)" "$word on"
 }
