@@ -357,7 +357,7 @@ static int bts_dump_all(void)
 	unsigned int n = bts_nr_records, written = 0, wanted = 0;
 	struct bts_record *recs;
 	struct bts_snapshot snap;
-	int cpu, self, ret = 0;
+	int cpu, ret = 0;
 
 	recs = kvcalloc(n, sizeof(*recs), GFP_KERNEL);
 	if (!recs)
@@ -366,19 +366,16 @@ static int bts_dump_all(void)
 	/*
 	 * The writer's CPU first, before the other CPUs' IPIs add to its
 	 * history: its newest records are the ones that led to this dump.
+	 * raw_: if the writer has since migrated, the CPU it wrote from
+	 * still holds that history.
 	 */
-	self = get_cpu();
-	put_cpu();
-	for (cpu = self; ret >= 0;) {
+	for_each_cpu_wrap(cpu, cpu_online_mask, raw_smp_processor_id()) {
 		ret = bts_snapshot_cpu(cpu, recs, n, &snap);
 		if (ret < 0)
 			break;
 		ret = 0;
 		wanted += snap.count;
 		written += bts_emit(bts_trace, recs, &snap);
-		cpu = cpumask_next_wrap(cpu, cpu_online_mask, self, true);
-		if (cpu >= nr_cpu_ids)
-			break;
 	}
 	cpus_read_unlock();
 	kvfree(recs);
