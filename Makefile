@@ -4,9 +4,12 @@
 #
 #   make deps      install what the build and the tests need (apt)
 #   make kernel    build the test kernel ($(BUILD)/obj/arch/x86/boot/bzImage)
+#   make qemu      build the QEMU that emulates BTS ($(BUILD)/qemu/qemu-system-x86_64)
 #   make tools     build tools/bts-dump
 #   make vm        boot the test kernel in QEMU with a shell on the console
-#   make demo      boot, arm bts, provoke an oops, show the captured history
+#                  (BTS_HW=1: on the BTS QEMU, with the Intel source)
+#   make demo      boot on the BTS QEMU, arm bts, provoke an oops, show the
+#                  captured history
 #   make check     every test: host, KUnit, guest scenarios; DEBUG=1 for
 #                  the lockdep/KASAN kernel
 #   make lint      checkpatch --strict and W=1 on the project's kernel files
@@ -30,7 +33,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel tools initramfs vm demo check lint bench series clean distclean
+.PHONY: all deps kernel qemu tools initramfs vm demo check lint bench series clean distclean
 
 all: kernel tools
 
@@ -40,16 +43,19 @@ deps:
 kernel:
 	@$(TOP)/harness/build-kernel.sh
 
+qemu:
+	@$(TOP)/harness/qemu/build.sh
+
 tools:
 	@$(MAKE) -s -C $(TOP)/tools/bts-dump
 
 initramfs: tools
 	@$(TOP)/harness/mkinitramfs.sh $(INITRAMFS)
 
-vm: kernel initramfs
+vm: kernel initramfs $(if $(filter 1,$(BTS_HW)),qemu)
 	@$(TOP)/harness/run-vm.sh --interactive
 
-demo: kernel initramfs
+demo: kernel initramfs qemu
 	@$(TOP)/harness/demo.sh
 
 check:
