@@ -106,8 +106,11 @@ enum bts_reason {
  * @name:	short name shown to users ("intel_bts", "sw")
  * @id:		BTS_SOURCE_*
  * @unavailable: returns NULL when the source can be armed on this
- *		machine, else a one-line reason ("no BTS: running in a
- *		virtual machine", "taken by perf", ...). Process context.
+ *		machine, else a one-line reason ("no BTS: the CPU reports
+ *		none", "taken by perf", ...) and, when @err is not NULL, the
+ *		errno arming would fail with in *@err (-ENODEV absent,
+ *		-EBUSY held by another user, -EPERM refused by policy).
+ *		Process context.
  * @capacity:	records per CPU the source keeps while armed (or would
  *		keep if armed now). Any context.
  * @arm:	reserve what the source needs and start recording on every
@@ -131,7 +134,7 @@ enum bts_reason {
 struct bts_source {
 	const char *name;
 	enum bts_source_id id;
-	const char *(*unavailable)(void);
+	const char *(*unavailable)(int *err);
 	unsigned int (*capacity)(void);
 	int (*arm)(unsigned int arm_flags);
 	void (*disarm)(void);

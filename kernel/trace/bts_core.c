@@ -126,7 +126,7 @@ struct bts_source *bts_first_available_source(void)
 
 	mutex_lock(&bts_mutex);
 	list_for_each_entry(pos, &bts_sources, list) {
-		if (pos == bts_armed || !pos->unavailable()) {
+		if (pos == bts_armed || !pos->unavailable(NULL)) {
 			found = pos;
 			break;
 		}
@@ -158,8 +158,9 @@ void bts_visit_sources(bts_source_visit_fn fn, void *data)
  * Only one source is armed at a time: the caller that armed it owns it
  * until bts_disarm(). Process context.
  *
- * Return: 0, -EBUSY when a source is armed already, -ENODEV when @src is
- * not usable here (its reason is logged), or the source's error.
+ * Return: 0, -EBUSY when a source is armed already, the errno its
+ * ->unavailable() gives when @src cannot be armed now (its reason is
+ * logged), or the source's error.
  */
 int bts_arm(struct bts_source *src, unsigned int arm_flags)
 {
@@ -171,10 +172,10 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags)
 		ret = -EBUSY;
 		goto out;
 	}
-	why = src->unavailable();
+	ret = -ENODEV;
+	why = src->unavailable(&ret);
 	if (why) {
 		pr_info("source %s unavailable: %s\n", src->name, why);
-		ret = -ENODEV;
 		goto out;
 	}
 	ret = src->arm(arm_flags);

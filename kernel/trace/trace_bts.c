@@ -262,7 +262,8 @@ static int bts_rearm(enum bts_select sel, u32 opts)
 static void bts_show_source(struct bts_source *src, void *data)
 {
 	struct seq_file *m = data;
-	const char *why = src == bts_armed_source() ? NULL : src->unavailable();
+	const char *why = src == bts_armed_source() ? NULL :
+			  src->unavailable(NULL);
 
 	seq_printf(m, "%s: %s (%s, %u records per CPU)%s%s\n",
 		   src->id == BTS_SOURCE_HW ? "hw" : "sw", src->name,
@@ -321,12 +322,14 @@ static ssize_t bts_source_write(struct file *file, const char __user *ubuf,
 	} else if (sel == BTS_SELECT_HW && !bts_busy) {
 		/* Say now, not at the next "echo bts", why hw cannot work. */
 		struct bts_source *src = bts_selected_source(sel);
-		const char *why = src->unavailable();
+		const char *why;
 
-		if (why) {
+		ret = -ENODEV;
+		why = src->unavailable(&ret);
+		if (why)
 			pr_info("source %s unavailable: %s\n", src->name, why);
-			ret = -ENODEV;
-		}
+		else
+			ret = 0;
 	}
 	if (!ret && bts_busy && sel != bts_selected)
 		ret = bts_rearm(sel, bts_flags.val);

@@ -109,13 +109,20 @@ static struct {
 	unsigned int arm_flags;
 	bool frozen;
 	const char *why;
+	int why_err;
 	int arm_ret;
 	unsigned int recorded;		/* records 0..recorded-1 exist */
 } fake;
 
 #define FAKE_CAP 16
 
-static const char *fake_unavailable(void) { return fake.why; }
+static const char *fake_unavailable(int *err)
+{
+	if (err)
+		*err = fake.why_err;
+	return fake.why;
+}
+
 static unsigned int fake_capacity(void) { return FAKE_CAP; }
 
 static int fake_arm(unsigned int flags)
@@ -192,7 +199,17 @@ static void core_registering_a_name_twice_fails(struct kunit *test)
 static void core_unavailable_source_is_not_armed(struct kunit *test)
 {
 	fake.why = "kunit says no";
+	fake.why_err = -ENODEV;
 	KUNIT_EXPECT_EQ(test, bts_arm(&fake_source, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, fake.arms, 0);
+	KUNIT_EXPECT_NULL(test, bts_armed_source());
+}
+
+static void core_unavailable_source_says_its_errno(struct kunit *test)
+{
+	fake.why = "held by another user";
+	fake.why_err = -EBUSY;
+	KUNIT_EXPECT_EQ(test, bts_arm(&fake_source, 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fake.arms, 0);
 	KUNIT_EXPECT_NULL(test, bts_armed_source());
 }
@@ -590,6 +607,7 @@ static struct kunit_suite bts_sw_suite = {
 static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_registering_a_name_twice_fails),
 	KUNIT_CASE(core_unavailable_source_is_not_armed),
+	KUNIT_CASE(core_unavailable_source_says_its_errno),
 	KUNIT_CASE(core_arm_failure_leaves_nothing_armed),
 	KUNIT_CASE(core_second_arm_is_busy),
 	KUNIT_CASE(core_snapshot_freezes_copies_and_thaws),

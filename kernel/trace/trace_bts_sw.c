@@ -130,7 +130,7 @@ static struct ftrace_ops bts_sw_ops = {
 	/* all functions, whatever set_ftrace_pid and set_ftrace_filter say */
 };
 
-static const char *bts_sw_unavailable(void)
+static const char *bts_sw_unavailable(int *err)
 {
 	return NULL;
 }

@@ -29,11 +29,11 @@
  * (bts_trace_kunit.c) run all the logic against a software model of the
  * Intel SDM's DS semantics.
  *
- * NOTE: the hardware path has not been run by its authors. No virtual
- * machine exposes BTS (KVM sets MISC_ENABLE.BTS_UNAVAIL, QEMU TCG has
- * none), and no machine with BTS was available: the logic is tested
- * against the model only. The KUnit suite intel_bts_hw runs the real
- * path on bare-metal Intel hardware (see the documentation).
+ * NOTE: no machine with BTS silicon was available to its authors. The
+ * hardware path runs end to end on the project's QEMU, whose TCG emulates
+ * the Debug Store and BTS to the SDM (harness/qemu/), and the KUnit suite
+ * intel_bts_hw runs on it; what only silicon shows (timing, overhead,
+ * errata) is unverified (see the documentation).
  */
 #define pr_fmt(fmt) "bts: intel_bts: " fmt
 
@@ -44,6 +44,7 @@
 #include <linux/irqflags.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
@@ -82,6 +83,7 @@
  * @buffer:		@cpu's BTS buffer through its direct-map address
  * @debugctl_read:	read this CPU's IA32_DEBUGCTL
  * @debugctl_write:	write this CPU's IA32_DEBUGCTL
+ * @debugctl_bts_works:	the BTS bits of DEBUGCTL can be set (probed at boot)
  *
  * The real implementations are one line each; the KUnit tests supply a
  * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
@@ -99,6 +101,7 @@ struct intel_bts_hw {
 	void *(*buffer)(unsigned int cpu);
 	u64 (*debugctl_read)(void);
 	void (*debugctl_write)(u64 val);
+	bool (*debugctl_bts_works)(void);
 };
 
 /**
@@ -152,6 +155,9 @@ struct intel_bts {
 };
 
 /* ---- the real hardware: the only lines that touch MSRs, DS and perf ---- */
+
+/* Set at boot by intel_bts_probe_debugctl(). */
+static bool intel_bts_ctl_works;
 
 static bool intel_bts_hw_has_feature(unsigned int feature)
 {
@@ -208,6 +214,41 @@ static notrace void intel_bts_hw_debugctl_write(u64 val)
 	update_debugctlmsr(val);
 }
 
+static bool intel_bts_hw_debugctl_bts_works(void)
+{
+	return intel_bts_ctl_works;
+}
+
+/**
+ * intel_bts_probe_debugctl - can this CPU's DEBUGCTL BTS bits be set?
+ *
+ * A CPU can report BTS and still refuse the bits: a hypervisor that
+ * passes CPUID through but filters DEBUGCTL makes the write fault or
+ * drop them. Set BTINT, which does nothing while TR and BTS are clear,
+ * with fault-safe accesses, read it back, and clear it again if it was
+ * clear before. Boot CPU, at boot, before any perf user exists.
+ *
+ * Return: true when BTINT stuck.
+ */
+static bool __init intel_bts_probe_debugctl(void)
+{
+	unsigned long flags;
+	bool works = false;
+	u64 old, val;
+
+	local_irq_save(flags);
+	if (!rdmsrl_safe(MSR_IA32_DEBUGCTLMSR, &old) &&
+	    !wrmsrl_safe(MSR_IA32_DEBUGCTLMSR, old | DEBUGCTLMSR_BTINT) &&
+	    !rdmsrl_safe(MSR_IA32_DEBUGCTLMSR, &val)) {
+		works = val & DEBUGCTLMSR_BTINT;
+		if (works && !(old & DEBUGCTLMSR_BTINT))
+			wrmsrl_safe(MSR_IA32_DEBUGCTLMSR,
+				    val & ~DEBUGCTLMSR_BTINT);
+	}
+	local_irq_restore(flags);
+	return works;
+}
+
 static const struct intel_bts_hw intel_bts_real_hw = {
 	.has_feature	= intel_bts_hw_has_feature,
 	.pmu_has_bts	= intel_bts_hw_pmu_has_bts,
@@ -220,31 +261,55 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.buffer		= intel_bts_hw_buffer,
 	.debugctl_read	= intel_bts_hw_debugctl_read,
 	.debugctl_write	= intel_bts_hw_debugctl_write,
+	.debugctl_bts_works = intel_bts_hw_debugctl_bts_works,
 };
 
 /* ---- detection ---- */
 
+/*
+ * On a CPU affected by Meltdown, KPTI still maps the cpu_entry_area, and
+ * with it the BTS buffer, in every process's page tables: any process
+ * could read the newest kernel branches. Off there unless the
+ * administrator boots with bts.allow_meltdown=1.
+ */
+static bool intel_bts_allow_meltdown;
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "bts."
+module_param_named(allow_meltdown, intel_bts_allow_meltdown, bool, 0444);
+MODULE_PARM_DESC(allow_meltdown,
+		 "Use Branch Trace Store on a CPU affected by Meltdown, where any process can read the buffer");
+
 /**
- * intel_bts_static_reason - why this machine can never use the source
+ * intel_bts_static_reason - why this machine cannot use the source at all
  * @hw: hardware access
  *
- * Feature bits only, never CPU models. BTS needs X86_FEATURE_BTS (clear
- * when MISC_ENABLE.BTS_UNAVAIL is set, as every hypervisor does), the
- * 64-bit DS format (DTES64) and perf having set up BTS (x86_pmu.bts).
+ * By what the CPU reports and does, never by CPU model or by whether a
+ * hypervisor is present (a hypervisor that passes BTS through, such as
+ * the project's emulated-BTS QEMU, gets the hardware source): BTS needs
+ * X86_FEATURE_BTS (CPUID DS with MISC_ENABLE.BTS_UNAVAIL clear; KVM sets
+ * that bit), the 64-bit DS format (DTES64), perf having set up BTS
+ * (x86_pmu.bts) and DEBUGCTL's BTS bits sticking when written. A
+ * Meltdown-affected CPU also needs the bts.allow_meltdown=1 opt-in.
  * DS-CPL is only needed to leave user branches out; see intel_bts_arm().
+ * @err is set to -ENODEV, or -EPERM for the missing opt-in.
  *
  * Return: NULL, or a one-line reason.
  */
-static const char *intel_bts_static_reason(const struct intel_bts_hw *hw)
+static const char *intel_bts_static_reason(const struct intel_bts_hw *hw,
+					   int *err)
 {
-	if (hw->has_feature(X86_FEATURE_HYPERVISOR))
-		return "no BTS: running under a hypervisor (no VM exposes BTS)";
+	*err = -ENODEV;
 	if (!hw->has_feature(X86_FEATURE_BTS))
-		return "no BTS: the CPU has no Branch Trace Store";
+		return "no BTS: CPUID DS clear, or MISC_ENABLE.BTS_UNAVAIL set (as KVM sets it)";
 	if (!hw->has_feature(X86_FEATURE_DTES64))
 		return "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)";
 	if (!hw->pmu_has_bts())
 		return "no BTS: perf did not set up BTS on this CPU";
+	if (!hw->debugctl_bts_works())
+		return "no BTS: DEBUGCTL's BTS bits do not stick (a hypervisor filters them)";
+	*err = -EPERM;
+	if (hw->has_feature(X86_BUG_CPU_MELTDOWN) && !intel_bts_allow_meltdown)
+		return "off on a Meltdown CPU (any process could read it): bts.allow_meltdown=1";
 	return NULL;
 }
 
@@ -494,19 +559,27 @@ static void intel_bts_release(struct intel_bts *bts)
 /**
  * intel_bts_reason - why the source cannot be armed now
  * @bts: the source, not armed
+ * @err: set to the errno arming would fail with (may be NULL)
  *
  * The feature bits, then a trial of the reservation protocol, so that
- * "taken by perf" and a failed buffer allocation are told apart.
+ * "taken by perf" (-EBUSY) and a failed buffer allocation (-ENOMEM) are
+ * told apart.
  *
  * Return: NULL or a one-line reason.
  */
-static const char *intel_bts_reason(struct intel_bts *bts)
+static const char *intel_bts_reason(struct intel_bts *bts, int *err)
 {
-	const char *why = intel_bts_static_reason(bts->hw);
+	int dummy, ret;
+	const char *why;
 
+	if (!err)
+		err = &dummy;
+	why = intel_bts_static_reason(bts->hw, err);
 	if (why)
 		return why;
-	switch (intel_bts_reserve(bts)) {
+	ret = intel_bts_reserve(bts);
+	*err = ret;
+	switch (ret) {
 	case 0:
 		intel_bts_release(bts);
 		return NULL;
@@ -553,12 +626,12 @@ static int intel_bts_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-static const char *intel_bts_unavailable(void)
+static const char *intel_bts_unavailable(int *err)
 {
 	const char *why;
 
 	mutex_lock(&intel_bts_mutex);
-	why = intel_bts_hp_state ? NULL : intel_bts_reason(&intel_bts);
+	why = intel_bts_hp_state ? NULL : intel_bts_reason(&intel_bts, err);
 	mutex_unlock(&intel_bts_mutex);
 	return why;
 }
@@ -590,8 +663,7 @@ static int intel_bts_arm(unsigned int arm_flags)
 	ret = -EBUSY;
 	if (intel_bts_hp_state)
 		goto out;
-	ret = -ENODEV;
-	why = intel_bts_static_reason(intel_bts.hw);
+	why = intel_bts_static_reason(intel_bts.hw, &ret);
 	if (why)
 		goto out;
 	ret = -EOPNOTSUPP;
@@ -696,9 +768,12 @@ static struct syscore intel_bts_syscore = {
 
 static int __init intel_bts_init(void)
 {
-	const char *why = intel_bts_static_reason(intel_bts.hw);
+	const char *why;
 	int ret;
 
+	if (boot_cpu_has(X86_FEATURE_BTS))
+		intel_bts_ctl_works = intel_bts_probe_debugctl();
+	why = intel_bts_static_reason(intel_bts.hw, &ret);
 	if (why) {
 		pr_info("%s\n", why);
 	} else {

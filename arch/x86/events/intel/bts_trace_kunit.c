@@ -36,7 +36,8 @@
 
 /**
  * struct intel_bts_model - fake CPU features, perf, DS area and DEBUGCTL
- * @hypervisor:	X86_FEATURE_HYPERVISOR
+ * @meltdown:	X86_BUG_CPU_MELTDOWN
+ * @ctl_works:	DEBUGCTL's BTS bits stick (the boot probe)
  * @bts:	X86_FEATURE_BTS
  * @dtes64:	X86_FEATURE_DTES64
  * @dscpl:	X86_FEATURE_DSCPL
@@ -61,7 +62,7 @@
  * @faults:	records the CPU would have written outside the buffer
  */
 struct intel_bts_model {
-	bool hypervisor, bts, dtes64, dscpl, pmu_bts, bts_active;
+	bool meltdown, ctl_works, bts, dtes64, dscpl, pmu_bts, bts_active;
 	int reserve_ret;
 	int missing_cpu;
 	int excl_perf, excl_ours, reserved;
@@ -84,8 +85,8 @@ static void model_log(char c)
 
 static bool model_has_feature(unsigned int feature)
 {
-	if (feature == X86_FEATURE_HYPERVISOR)
-		return model->hypervisor;
+	if (feature == X86_BUG_CPU_MELTDOWN)
+		return model->meltdown;
 	if (feature == X86_FEATURE_BTS)
 		return model->bts;
 	if (feature == X86_FEATURE_DTES64)
@@ -168,6 +169,11 @@ static void model_debugctl_write(u64 val)
 	model->ctl_writes++;
 }
 
+static bool model_debugctl_bts_works(void)
+{
+	return model->ctl_works;
+}
+
 static const struct intel_bts_hw intel_bts_model_hw = {
 	.has_feature	= model_has_feature,
 	.pmu_has_bts	= model_pmu_has_bts,
@@ -180,6 +186,7 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 	.buffer		= model_buffer,
 	.debugctl_read	= model_debugctl_read,
 	.debugctl_write	= model_debugctl_write,
+	.debugctl_bts_works = model_debugctl_bts_works,
 };
 
 /* The addresses of branch number @i. */
@@ -252,6 +259,7 @@ static void model_init(struct kunit *test, unsigned int nr)
 	KUNIT_ASSERT_NOT_NULL(test, model->buf);
 	model->buf_nr = nr;
 	model->bts = true;
+	model->ctl_works = true;
 	model->dtes64 = true;
 	model->dscpl = true;
 	model->pmu_bts = true;
@@ -787,6 +795,7 @@ static void intel_bts_perf_reserve_takes_slot_then_hardware(struct kunit *test)
 static void intel_bts_perf_holding_slot_gives_ebusy(struct kunit *test)
 {
 	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+	int err;
 
 	model_init(test, MODEL_NR);
 	KUNIT_ASSERT_EQ(test, model_perf_add_exclusive(), 0);
@@ -794,8 +803,9 @@ static void intel_bts_perf_holding_slot_gives_ebusy(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, model->log, "A");
 	KUNIT_EXPECT_EQ(test, model->reserved, 0);
 	KUNIT_EXPECT_FALSE(test, bts.reserved);
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, &err),
 			   "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end");
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
 }
 
 static void intel_bts_perf_gets_ebusy_while_armed(struct kunit *test)
@@ -829,7 +839,7 @@ static void intel_bts_perf_bts_inactive_is_enomem(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
 	KUNIT_EXPECT_EQ(test, model->reserved, 0);
 	KUNIT_EXPECT_EQ(test, model->excl_ours, 0);
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, NULL),
 			   "no BTS buffer: perf's Debug Store allocation failed");
 }
 
@@ -858,28 +868,42 @@ static void intel_bts_perf_cpu_without_ds_is_not_armed(struct kunit *test)
 static void intel_bts_reason_names_every_missing_feature(struct kunit *test)
 {
 	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+	int err;
 
 	model_init(test, MODEL_NR);
-	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts));
+	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts, NULL));
 	KUNIT_EXPECT_STREQ(test, model->log, "ARrD");
 	KUNIT_EXPECT_EQ(test, model->excl_ours + model->reserved, 0);
 	model->pmu_bts = false;
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, NULL),
 			   "no BTS: perf did not set up BTS on this CPU");
 	model->dtes64 = false;
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, NULL),
 			   "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)");
 	model->bts = false;
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
-			   "no BTS: the CPU has no Branch Trace Store");
-	model->bts = true;
-	model->hypervisor = true;
-	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts),
-			   "no BTS: running under a hypervisor (no VM exposes BTS)");
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, &err),
+			   "no BTS: CPUID DS clear, or MISC_ENABLE.BTS_UNAVAIL set (as KVM sets it)");
+	KUNIT_EXPECT_EQ(test, err, -ENODEV);
+	/* Reported and sticking: a hypervisor that passes BTS through. */
+	model_init(test, MODEL_NR);
+	model->ctl_works = false;
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, NULL),
+			   "no BTS: DEBUGCTL's BTS bits do not stick (a hypervisor filters them)");
+	KUNIT_EXPECT_EQ(test, model->nlog, 0);
+	/* Meltdown: off unless bts.allow_meltdown=1 (read, not changed). */
+	model_init(test, MODEL_NR);
+	model->meltdown = true;
+	if (intel_bts_allow_meltdown) {
+		KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts, NULL));
+	} else {
+		KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, &err),
+				   "off on a Meltdown CPU (any process could read it): bts.allow_meltdown=1");
+		KUNIT_EXPECT_EQ(test, err, -EPERM);
+	}
 	/* DS-CPL is not needed to be available (only to filter user). */
 	model_init(test, MODEL_NR);
 	model->dscpl = false;
-	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts));
+	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts, NULL));
 }
 
 static struct kunit_case intel_bts_perf_cases[] = {
@@ -905,7 +929,7 @@ static struct kunit_suite intel_bts_perf_suite = {
 /* Skip unless the real source can be armed here and nothing is armed. */
 static void hw_require_bts(struct kunit *test)
 {
-	const char *why = intel_bts_source.unavailable();
+	const char *why = intel_bts_source.unavailable(NULL);
 
 	if (why)
 		kunit_skip(test, "needs real BTS: %s", why);
