@@ -31,11 +31,13 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <asm/apic.h>
+#include <asm/desc.h>
+#include <asm/fred.h>
 #include <asm/ibt.h>
-#include <asm/idtentry.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
 #include <asm/sections.h>
+#include <asm/trapnr.h>
 
 #include "bts_core.h"
 
@@ -413,13 +415,63 @@ static bool notrace bts_in_exception_text(u64 addr)
 		addr < (unsigned long)__noinstr_text_end);
 }
 
+/*
+ * Where the CPU enters the kernel for exception @vector, given the IDT it
+ * uses (@idt), or with FRED the one entry point for events in kernel mode.
+ */
+static u64 notrace bts_gate_target(const struct desc_ptr *idt,
+				   unsigned int vector)
+{
+#ifdef CONFIG_X86_FRED
+	if (cpu_feature_enabled(X86_FEATURE_FRED))
+		return (unsigned long)asm_fred_entrypoint_kernel;
+#endif
+	if ((vector + 1) * sizeof(gate_desc) > (unsigned long)idt->size + 1)
+		return 0;
+	return gate_offset((const gate_desc *)idt->address + vector);
+}
+
+/**
+ * bts_exception_entry - where the CPU enters the kernel for an exception
+ * @vector: X86_TRAP_*
+ *
+ * Read from the IDT this CPU uses (sidt), so it is where a hardware
+ * record of that exception goes, whatever the kernel's entry code is.
+ *
+ * Return: the address, or 0 when the IDT has no such gate.
+ */
+u64 notrace bts_exception_entry(unsigned int vector)
+{
+	struct desc_ptr idt;
+
+	store_idt(&idt);
+	return bts_gate_target(&idt, vector);
+}
+
+/* Is @addr the entry of an exception (not of an interrupt or the NMI)? */
+static bool notrace bts_is_exception_entry(u64 addr)
+{
+	struct desc_ptr idt;
+	unsigned int v;
+
+	store_idt(&idt);
+	for (v = 0; v < FIRST_EXTERNAL_VECTOR; v++)
+		if (v != X86_TRAP_NMI && addr == bts_gate_target(&idt, v))
+			return true;
+	return false;
+}
+
 /**
  * bts_find_fault_record - the record at which a fault entered the kernel
  * @recs:	a captured history, oldest first
  * @count:	its length
  *
- * For a hardware history that is the newest branch into the exception
- * entry code from outside it (from = faulting instruction). The software
+ * For a hardware history that is the newest branch to the entry point of
+ * an exception (from = the faulting instruction, to = the IDT gate's
+ * target): not any branch into the entry code, since a return thunk
+ * outside it returns into the middle of it. Interrupt and NMI entries do
+ * not count: an interrupt can arrive between the fault and the freeze. The
+ * software
  * source sees no exceptions, only calls from traceable code: there it is
  * the first call the (noinstr) exception handler made, the oldest record
  * of the newest run of calls made from entry or noinstr code.
@@ -442,7 +494,7 @@ u32 notrace bts_find_fault_record(const struct bts_record *recs,
 				i--;
 			return i;
 		}
-		if (bts_in_entry_text(r->to) && !bts_in_entry_text(r->from))
+		if (bts_is_exception_entry(r->to))
 			return i;
 	}
 	return U32_MAX;
@@ -457,9 +509,9 @@ static u64 notrace bts_trap_entry(enum bts_reason reason)
 {
 	switch (reason) {
 	case BTS_REASON_BUG:
-		return (unsigned long)asm_exc_invalid_op;
+		return bts_exception_entry(X86_TRAP_UD);
 	case BTS_REASON_GPF:
-		return (unsigned long)asm_exc_general_protection;
+		return bts_exception_entry(X86_TRAP_GP);
 	default:
 		return 0;
 	}

@@ -7,6 +7,8 @@
  * test arms a real source. Each case reads as one sentence of the spec.
  */
 #include <kunit/test.h>
+#include <asm/irq_vectors.h>
+#include <asm/trapnr.h>
 
 #include "bts_sw.h"
 
@@ -296,19 +298,58 @@ static void core_snapshot_of_another_cpu_names_it(struct kunit *test)
 
 /* ---- fault records and capture ------------------------------------ */
 
-static void fault_record_hw_is_newest_branch_into_entry_text(struct kunit *test)
+static void fault_record_hw_is_newest_branch_to_an_exception_entry(struct kunit *test)
 {
+	u64 gp = bts_exception_entry(X86_TRAP_GP);
+	u64 pf = bts_exception_entry(X86_TRAP_PF);
+	u64 text = (unsigned long)_stext + 0x100;
+	struct bts_record r[] = {
+		{ text, gp, 0 },		/* an older exception */
+		{ text + 8, text + 16, 0 },
+		{ text + 32, pf, 0 },		/* the fault */
+		{ pf + 4, pf + 64, 0 },		/* inside the entry code */
+		{ pf + 64, text + 64, 0 },	/* out to exc_page_fault */
+	};
+
+	KUNIT_ASSERT_NE(test, pf, 0);
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 2);
+}
+
+static void fault_record_hw_interrupt_after_the_fault_is_not_it(struct kunit *test)
+{
+	u64 pf = bts_exception_entry(X86_TRAP_PF);
+	u64 timer = bts_exception_entry(LOCAL_TIMER_VECTOR);
+	u64 text = (unsigned long)_stext + 0x100;
+	struct bts_record r[] = {
+		{ text + 32, pf, 0 },		/* the fault */
+		{ pf + 16, text + 64, 0 },
+		{ text + 80, timer, 0 },	/* a timer interrupt */
+		{ timer + 16, text + 96, 0 },
+	};
+
+	KUNIT_ASSERT_NE(test, timer, 0);
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 0);
+}
+
+/*
+ * Found on the emulated-BTS CPU: with return thunks, error_entry's ret is
+ * a jmp to its_return_thunk, whose ret lands back in the exception entry
+ * from outside the entry text. That is not the fault; the exception is.
+ */
+static void fault_record_hw_return_into_entry_code_is_not_the_fault(struct kunit *test)
+{
+	u64 pf = bts_exception_entry(X86_TRAP_PF);
 	u64 entry = (unsigned long)__entry_text_start;
 	u64 text = (unsigned long)_stext + 0x100;
 	struct bts_record r[] = {
-		{ text, entry + 8, 0 },		/* an older exception */
-		{ text + 8, text + 16, 0 },
-		{ text + 32, entry, 0 },	/* the fault */
-		{ entry + 4, entry + 64, 0 },	/* inside the entry code */
-		{ entry + 64, text + 64, 0 },	/* out to exc_page_fault */
+		{ text + 32, pf, 0 },		/* the fault */
+		{ pf + 4, entry + 64, 0 },	/* call error_entry */
+		{ entry + 96, text + 200, 0 },	/* its ret: jmp to the thunk */
+		{ text + 200, pf + 9, 0 },	/* the thunk's ret */
+		{ pf + 16, text + 64, 0 },	/* call exc_page_fault */
 	};
 
-	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 2);
+	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 0);
 }
 
 static void fault_record_sw_is_newest_call_from_entry_text(struct kunit *test)
@@ -635,7 +676,9 @@ static struct kunit_suite bts_core_suite = {
 };
 
 static struct kunit_case bts_tracer_cases[] = {
-	KUNIT_CASE(fault_record_hw_is_newest_branch_into_entry_text),
+	KUNIT_CASE(fault_record_hw_is_newest_branch_to_an_exception_entry),
+	KUNIT_CASE(fault_record_hw_interrupt_after_the_fault_is_not_it),
+	KUNIT_CASE(fault_record_hw_return_into_entry_code_is_not_the_fault),
 	KUNIT_CASE(fault_record_sw_is_newest_call_from_entry_text),
 	KUNIT_CASE(fault_record_sw_is_first_call_of_the_handler),
 	KUNIT_CASE(fault_record_absent_is_u32_max),
