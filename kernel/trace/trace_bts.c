@@ -63,8 +63,9 @@ static struct tracer_opt bts_opts[] = {
 	{ } /* terminator */
 };
 
+/* User branches are opt-in: they reveal the control flow of processes. */
 static struct tracer_flags bts_flags = {
-	.val	= BTS_OPT_USER | BTS_OPT_OOPS,
+	.val	= BTS_OPT_OOPS,
 	.opts	= bts_opts,
 };
 
