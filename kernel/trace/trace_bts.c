@@ -85,6 +85,12 @@ static struct trace_array *bts_trace;	/* the instance that owns bts */
 static enum bts_select bts_selected = BTS_SELECT_AUTO;
 static bool bts_paused;			/* tracing_on is 0: CPUs frozen */
 static u64 bts_nr_records = BTS_NR_RECORDS_DEFAULT;
+/*
+ * Where dumps and the records files take their snapshots, allocated while
+ * the tracer is owned: an allocation in the dump path would fill the
+ * newest records with the allocator's own branches.
+ */
+static struct bts_record *bts_scratch;
 static u64 bts_nr_records_min = 1;
 static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
 
@@ -359,13 +365,10 @@ static const struct file_operations bts_source_fops = {
 static int bts_dump_all(void)
 {
 	unsigned int n = bts_nr_records, written = 0, wanted = 0;
-	struct bts_record *recs;
+	struct bts_record *recs = bts_scratch;
 	struct bts_snapshot snap;
 	int cpu, ret = 0;
 
-	recs = kvcalloc(n, sizeof(*recs), GFP_KERNEL);
-	if (!recs)
-		return -ENOMEM;
 	cpus_read_lock();
 	/*
 	 * The writer's CPU first, before the other CPUs' IPIs add to its
@@ -382,7 +385,6 @@ static int bts_dump_all(void)
 		written += bts_emit(bts_trace, recs, &snap);
 	}
 	cpus_read_unlock();
-	kvfree(recs);
 	if (!ret && written < wanted)
 		ret = -ENOSPC;	/* tracing_on is 0, or the buffer is too small */
 	return ret;
@@ -537,40 +539,40 @@ static int bts_percpu_open(struct inode *inode, struct file *file)
 	cpu >>= 1;
 	mutex_lock(&bts_lock);
 	n = capture ? BTS_NR_RECORDS_MAX : bts_nr_records;
+	memset(&snap, 0, sizeof(snap));
+	snap.fault_index = U32_MAX;
+	snap.cpu = cpu;
+	cap_recs = NULL;
+	if (capture) {
+		if (!bts_capture_get(cpu, &cap_recs, &snap))
+			cap_recs = NULL;
+	} else if (!bts_busy) {
+		ret = -ENODEV;
+	} else if (!cpu_online(cpu)) {
+		ret = -ENXIO;
+	} else {
+		/* The snapshot first, before the allocation below. */
+		ret = bts_snapshot_cpu(cpu, bts_scratch, n, &snap);
+		ret = ret < 0 ? ret : 0;
+		cap_recs = bts_scratch;
+	}
+	if (ret)
+		goto out;
+	snap.count = min(snap.count, n);
 	df = kvzalloc(struct_size(df, data, sizeof(struct bts_dump_header) +
 				  n * sizeof(struct bts_record)), GFP_KERNEL);
 	if (!df) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (capture) {
-		memset(&snap, 0, sizeof(snap));
-		snap.fault_index = U32_MAX;
-		snap.cpu = cpu;
-		if (bts_capture_get(cpu, &cap_recs, &snap)) {
-			snap.count = min(snap.count, n);
-			memcpy(df->data + sizeof(struct bts_dump_header),
-			       cap_recs, snap.count * sizeof(*cap_recs));
-		}
-	} else if (!bts_busy) {
-		ret = -ENODEV;
-	} else if (!cpu_online(cpu)) {
-		ret = -ENXIO;
-	} else {
-		ret = bts_snapshot_cpu(cpu, (struct bts_record *)
-				       (df->data + sizeof(struct bts_dump_header)),
-				       n, &snap);
-		ret = ret < 0 ? ret : 0;
-	}
-	if (!ret) {
-		bts_fill_header((struct bts_dump_header *)df->data, &snap, cpu,
-				capture, bts_flags.val);
-		df->size = sizeof(struct bts_dump_header) +
-			   snap.count * sizeof(struct bts_record);
-		file->private_data = df;
-		df = NULL;
-	}
-	kvfree(df);
+	if (cap_recs)
+		memcpy(df->data + sizeof(struct bts_dump_header), cap_recs,
+		       snap.count * sizeof(*cap_recs));
+	bts_fill_header((struct bts_dump_header *)df->data, &snap, cpu,
+			capture, bts_flags.val);
+	df->size = sizeof(struct bts_dump_header) +
+		   snap.count * sizeof(struct bts_record);
+	file->private_data = df;
 out:
 	mutex_unlock(&bts_lock);
 	return ret;
@@ -794,10 +796,17 @@ static int bts_tracer_init(struct trace_array *tr)
 		ret = -EBUSY;
 		goto out;
 	}
+	bts_scratch = kvcalloc(BTS_NR_RECORDS_MAX, sizeof(*bts_scratch),
+			       GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!bts_scratch)
+		goto out;
 	bts_trace = tr;
 	ret = bts_start_recording(tr, bts_selected, bts_flags.val);
 	if (ret) {
 		bts_trace = NULL;
+		kvfree(bts_scratch);
+		bts_scratch = NULL;
 		goto out;
 	}
 	tracing_start_cmdline_record();
@@ -814,6 +823,8 @@ static void bts_tracer_reset(struct trace_array *tr)
 	tracing_stop_cmdline_record();
 	WRITE_ONCE(bts_trace, NULL);
 	bts_busy = false;
+	kvfree(bts_scratch);
+	bts_scratch = NULL;
 	mutex_unlock(&bts_lock);
 }
 
