@@ -64,7 +64,7 @@ check:
 lint: kernel
 	@$(TOP)/harness/lint.sh
 
-bench: kernel initramfs
+bench: kernel initramfs qemu
 	@$(TOP)/harness/bench.sh
 
 series:

@@ -9,6 +9,17 @@ named), the initramfs, then one QEMU boot per scenario, two at a time:
   shared    every guest test without '# bts-boot: own', in one boot
   <test>    each guest test with '# bts-boot: own', in a boot of its own
 
+on each of the machines the tests name:
+
+  sw          Debian's QEMU, -cpu max, 2 vCPUs: no BTS, the software source
+  hw          the project's QEMU (make qemu) with an Intel CPU whose BTS it
+              emulates, KPTI on, 2 vCPUs: the Intel source (boots "hw-...")
+  hw-nopti-4  the same with nopti and 4 vCPUs ("hw-nopti-4-...")
+
+Each boot's command line carries bts.expect=sw or bts.expect=hw, which
+tells the tests (lib.sh) which source they must find armed. The hw
+KUnit boot fails a hardware case that skips: there it must run.
+
 Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
 /init writes to the host over 9p. Header lines configure a test:
 
@@ -16,10 +27,15 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-cmdline: ARGS          extra kernel command line for that boot
   # bts-expect: oops,bug,panic,warn   kernel-log reports it provokes
   # bts-timeout: SECONDS       boot time limit (default 300; x3 with DEBUG)
+  # bts-machines: M ...        where it runs (default: sw hw, and for
+                               shared tests hw-nopti-4 too)
+  # bts-tap: console           its TAP is on the console, each line
+                               prefixed "BTS-TAP: " (tests that suspend)
 
 A file NAME.host next to NAME.sh is run on the host after the boot, with
-the console log and the share folder as arguments, and prints TAP too:
-that is how panic scenarios are judged. A boot that times out, a test
+the console log and the share folder as arguments (and BTS_EXPECT=sw|hw,
+VMLINUX and SYSTEM_MAP in its environment), and prints TAP too: that is
+how panic scenarios are judged. A boot that times out, a test
 that reports nothing or fewer results than it planned, and any WARNING,
 BUG, lockdep, KASAN or UBSAN report in the guest's kernel log that the
 scenario did not provoke on purpose, count as failures.
@@ -39,6 +55,14 @@ VARIANT = "debug" if DEBUG else "test"
 TESTS = os.path.join(TOP, "tools/testing/selftests/bts")
 OUT = os.path.join(BUILD, "check", VARIANT)
 ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
+KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
+
+# The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs).
+MACHINES = {
+    "sw": (False, "", 2),
+    "hw": (True, "", 2),
+    "hw-nopti-4": (True, "nopti", 4),
+}
 
 results = []
 
@@ -112,8 +136,10 @@ def strip_ts(line):
     return TS_RE.sub("", line.rstrip("\r\n"))
 
 
-def parse_ktap(console, prefix):
-    """Record each KUnit case of the KTAP on the console."""
+def parse_ktap(console, prefix, must_run=None):
+    """Record each KUnit case of the KTAP on the console.
+
+    A skipped case whose suite.case matches the regex must_run fails."""
     plan = None
     suites = 0
     cases = 0
@@ -140,7 +166,10 @@ def parse_ktap(console, prefix):
         rest = m.group(5)
         skip = re.search(r"#\s*SKIP\b(.*)", rest)
         name = f"{prefix}: {suite}.{m.group(4)}"
-        if skip:
+        if skip and must_run and re.search(must_run, f"{suite}.{m.group(4)}"):
+            record(name, False, "skipped where it must run: " +
+                   (skip.group(1).strip() or "skipped"))
+        elif skip:
             record(name, True, skip.group(1).strip() or "skipped", skip=True)
         else:
             record(name, m.group(2) == "ok")
@@ -168,8 +197,15 @@ ALLOWED = {
 }
 
 
-def check_kernel_log(console, prefix, expect):
+# What the kernel says of the emulated CPU model itself (a Skylake, by
+# CPUID affected by RETBleed), not of bts: allowed on the BTS machines.
+HW_ALLOWED = r"RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks"
+
+
+def check_kernel_log(console, prefix, expect, hw=False):
     allowed = [re.compile(ALLOWED[e]) for e in expect if e in ALLOWED]
+    if hw:
+        allowed.append(re.compile(HW_ALLOWED))
     bad = []
     for raw in console.splitlines():
         line = strip_ts(raw)
@@ -185,7 +221,8 @@ def check_kernel_log(console, prefix, expect):
 
 
 def directives(path):
-    d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300"}
+    d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
+         "machines": "", "tap": "file"}
     with open(path) as f:
         for line in f.read().splitlines()[:30]:
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
@@ -196,10 +233,17 @@ def directives(path):
 
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
-                 kunit=False):
+                 kunit=False, machine="sw"):
+        hw, extra, smp = MACHINES[machine]
+        if machine != "sw":
+            name = f"{machine}-{name}"
         self.name = name
         self.tests = tests
-        self.append = append
+        self.machine = machine
+        self.hw = hw
+        self.smp = smp
+        self.append = (f"bts.expect={'hw' if hw else 'sw'} bts.cpus={smp} "
+                       f"{extra} {append}").strip()
         self.expect = list(expect)
         self.timeout = timeout * (3 if DEBUG else 1)
         self.kunit = kunit
@@ -220,11 +264,13 @@ class Boot:
         if not self.kunit:
             append += " kunit.enable=0"
         t0 = time.time()
+        env = dict(os.environ, BTS_HW="1" if self.hw else "0")
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
                             "--share", self.dir,
                             "--log", os.path.join(self.dir, "console.log"),
                             "--timeout", str(self.timeout),
-                            "--append", append])
+                            "--smp", str(self.smp),
+                            "--append", append], env=env)
         self.rc = p.returncode
         self.secs = time.time() - t0
         return self
@@ -241,27 +287,57 @@ def evaluate(boot):
     elif boot.rc != 0:
         record(f"{prefix}: qemu exited cleanly", False, f"exit status {boot.rc}")
     if boot.kunit:
-        parse_ktap(console, "kunit")
+        parse_ktap(console, boot.name,
+                   must_run=r"^intel_bts_hw\." if boot.hw else None)
     panicking = "panic" in boot.expect
     for t in boot.tests:
         name = t[:-3] if t.endswith(".sh") else t
+        label = name if boot.machine == "sw" else f"{boot.machine}: {name}"
         tap = os.path.join(boot.dir, t + ".tap")
         text = open(tap, errors="replace").read() if os.path.exists(tap) else ""
-        parse_tap(text, name, allow_short=panicking)
+        if directives(os.path.join(TESTS, t))["tap"] == "console":
+            text = "\n".join(l.split("BTS-TAP: ", 1)[1]
+                             for l in console.splitlines() if "BTS-TAP: " in l)
+        parse_tap(text, label, allow_short=panicking)
         err = os.path.join(boot.dir, t + ".err")
         if os.path.exists(err) and os.path.getsize(err) and not text:
             print(f"       {name} stderr: {open(err).read()[-500:]}")
         host = os.path.join(TESTS, name + ".host")
         if os.path.exists(host):
+            env = dict(os.environ, BTS_EXPECT="hw" if boot.hw else "sw",
+                       VMLINUX=os.path.join(KOBJ, "vmlinux"),
+                       SYSTEM_MAP=os.path.join(KOBJ, "System.map"))
             p = subprocess.run([host, log, boot.dir], capture_output=True,
-                               text=True)
-            parse_tap(p.stdout, name + " (host)")
+                               text=True, env=env)
+            parse_tap(p.stdout, label + " (host)")
             if p.returncode != 0 and p.stderr:
                 print(p.stderr[-1000:])
     if "BTS-GUEST: done" not in console and not panicking and not boot.kunit:
         record(f"{prefix}: guest ran to the end", False,
                "no 'BTS-GUEST: done' on the console")
-    check_kernel_log(console, prefix, boot.expect)
+    check_kernel_log(console, prefix, boot.expect, boot.hw)
+
+
+def bve_check():
+    """The records the emulated BTS stored equal the taken branches of
+    QEMU's single-step execution log of the same run."""
+    out = os.path.join(OUT, "hw-bts-vs-exec")
+    t0 = time.time()
+    p = subprocess.run([os.path.join(TOP, "tools/measure/bts-vs-exec.sh"), out],
+                       capture_output=True, text=True, timeout=900)
+    with open(os.path.join(OUT, "hw-bts-vs-exec.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    print(f"       hw-bts-vs-exec: {time.time() - t0:.0f} s, log "
+          f"{os.path.join(OUT, 'hw-bts-vs-exec.log')}", flush=True)
+    for line in p.stdout.splitlines():
+        m = re.match(r"^window (\d+): .* (\d+) mismatches", line)
+        if m:
+            record(f"hw-bts-vs-exec: window {m.group(1)} matches the exec log "
+                   "record for record", m.group(2) == "0", line)
+    last = (p.stdout.strip().splitlines() or [""])[-1]
+    record("hw-bts-vs-exec: at least 10,000 records compared, no mismatch",
+           p.returncode == 0, last or p.stderr.strip()[-300:])
+    print(f"       {last}", flush=True)
 
 
 def checkpatch_files():
@@ -302,6 +378,9 @@ def main():
                   os.path.join(OUT, "kernel.log"))
     ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
                          os.path.join(OUT, "initramfs.log"))
+    # The QEMU that emulates BTS: without it the hw boots cannot run.
+    hw_ok = run_step("build: BTS QEMU (harness/qemu, make qemu)",
+                     ["make", "-s", "qemu"], os.path.join(OUT, "qemu.log"))
 
     if ok and not ONLY:
         checkpatch_files()
@@ -318,21 +397,31 @@ def main():
                 record("host: bts-dump vmlinux tests exit status", False,
                        p.stderr.strip()[-300:])
         boots = [Boot("kunit", [], append="kunit.enable=1", kunit=True,
-                      timeout=300)]
-        shared = []
+                      timeout=300, machine=m) for m in ("sw", "hw")]
+        shared = {m: [] for m in MACHINES}
         for path in sorted(glob.glob(os.path.join(TESTS, "*.sh"))):
             t = os.path.basename(path)
             if t.startswith("lib"):
                 continue
             d = directives(path)
-            if d["boot"] == "own":
-                boots.append(Boot(t[:-3], [t], append=d["cmdline"],
-                                  expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
-                                  timeout=int(d["timeout"])))
-            else:
-                shared.append(t)
-        if shared:
-            boots.insert(1, Boot("shared", shared, timeout=600))
+            own = d["boot"] == "own"
+            machines = d["machines"].split() or (
+                ["sw", "hw"] if own else list(MACHINES))
+            for m in machines:
+                if m not in MACHINES:
+                    record(f"{t}: bts-machines names {m}", False,
+                           f"not one of {' '.join(MACHINES)}")
+                elif own:
+                    boots.append(Boot(t[:-3], [t], append=d["cmdline"],
+                                      expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
+                                      timeout=int(d["timeout"]), machine=m))
+                else:
+                    shared[m].append(t)
+        for m, tests in shared.items():
+            if tests:
+                boots.append(Boot("shared", tests, timeout=600, machine=m))
+        if not hw_ok:
+            boots = [b for b in boots if not b.hw]
         if ONLY:
             boots = [b for b in boots if re.search(ONLY, b.name)]
         # Longest first, so that two workers finish together.
@@ -340,6 +429,10 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
             for boot in ex.map(lambda b: b.run(), boots):
                 evaluate(boot)
+        # The emulated BTS against QEMU's own execution log, record for
+        # record (tools/measure/bts-vs-exec.sh; a boot of its own).
+        if hw_ok and not DEBUG and (not ONLY or re.search(ONLY, "hw-bts-vs-exec")):
+            bve_check()
         # The trace-cmd report plugin, on the trace.dat the guest recorded.
         dat = os.path.join(OUT, "shared", "trace.dat")
         if not DEBUG and os.path.exists(dat):

@@ -35,7 +35,19 @@ for d in /usr/lib/x86_64-linux-gnu/traceevent/plugins; do
 	[ -d "$d" ] && mkdir -p "$root/$d" && cp "$d"/*.so "$root/$d/" 2>/dev/null || true
 done
 
+# upstream perf (Debian's linux-perf), the reference the hardware scenarios
+# check the emulated BTS against (71-hw-perf.sh)
+if command -v perf >/dev/null; then
+	copy_prog "$(command -v perf)" usr/bin/perf
+fi
+
 cp -r "$top/tools/testing/selftests/bts" "$root/tests"
+# test programs with known branches: static, no PIE, no CET (see branchy.c)
+mkdir -p "$root/tests/bin"
+for c in "$top"/tools/testing/selftests/bts/progs/*.c; do
+	gcc -O1 -static -fno-pie -no-pie -fcf-protection=none -Wall -Werror \
+		-o "$root/tests/bin/$(basename "$c" .c)" "$c"
+done
 cp "$top/harness/guest/init" "$root/init"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"

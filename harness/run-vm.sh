@@ -2,11 +2,22 @@
 # Boot the test kernel in QEMU.
 #
 #   run-vm.sh --interactive [--append ARGS]      shell on the console (make vm)
-#   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS]
+#   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS] [--smp N]
 #
 # Single-threaded TCG on purpose: with multi-threaded TCG and two vCPUs,
 # ftrace's code patching oopses with "int3" on a stock 6.12 (DESIGN.md 8).
-# KVM does not boot reliably on these machines. The guest has 2 CPUs.
+# KVM does not boot reliably on these machines. The guest has 2 CPUs
+# unless --smp says otherwise.
+#
+# Two machines. By default Debian's QEMU with -cpu max, which has no BTS
+# (under TCG it is an AMD CPU): bts runs on its software source there.
+# With BTS_HW=1, the project's QEMU (make qemu, harness/qemu/) with an
+# Intel CPU whose Debug Store and Branch Trace Store it emulates: bts runs
+# on its Intel source. The features after the ds flags are ones this
+# CPU model lists but TCG lacks; naming them keeps QEMU from warning. The
+# emulated CPU counts as affected by Meltdown (TCG has no
+# ARCH_CAPABILITIES), so bts.allow_meltdown=1 opts in to the Intel source
+# (Documentation/trace/bts-intel.rst).
 #
 # q35, not the default i440fx: i440fx's ACPI _PRT builds its 128-entry
 # routing table in an AML While loop, which takes ~2.5 s of emulated time in
@@ -18,7 +29,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BUILD:=$top/build}" "${KVARIANT:=test}"
 : "${BZIMAGE:=$BUILD/obj-$KVARIANT/arch/x86/boot/bzImage}"
 : "${INITRAMFS:=$BUILD/initramfs.cpio.gz}"
-interactive=0 share= log= timeout=600 append= mem=1024
+interactive=0 share= log= timeout=600 append= mem=1024 smp=2
 [ "$KVARIANT" = debug ] && mem=2048
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -27,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--append) append=$2; shift ;;
+	--smp) smp=$2; shift ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -34,7 +46,19 @@ done
 [ -f "$BZIMAGE" ] || { echo "run-vm: no kernel at $BZIMAGE: make kernel" >&2; exit 1; }
 [ -n "$share" ] || share=$(mktemp -d)
 mkdir -p "$share"
-qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -smp 2 -m "$mem"
+if [ "${BTS_HW:-0}" = 1 ]; then
+	bts_qemu=$BUILD/qemu/qemu-system-x86_64
+	[ -x "$bts_qemu" ] || { echo "run-vm: no BTS QEMU at $bts_qemu: make qemu" >&2; exit 1; }
+	machine=("$bts_qemu" -L /usr/share/seabios -L /usr/share/qemu
+		-cpu Skylake-Client,pmu=on,+ds,+dtes64,+ds-cpl,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec)
+	case " $append " in
+	*" bts.allow_meltdown="*) ;;
+	*) append="bts.allow_meltdown=1 $append" ;;
+	esac
+else
+	machine=(qemu-system-x86_64 -cpu max)
+fi
+qemu=("${machine[@]}" -machine q35 -accel tcg,thread=single -smp "$smp" -m "$mem"
 	-no-reboot -nic none -display none -monitor none
 	-kernel "$BZIMAGE" -initrd "$INITRAMFS"
 	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0")
