@@ -1,9 +1,13 @@
 #!/bin/sh
-# The test VM really has two CPUs (the harness boots it with -smp 2; a
-# guest that came up with one would make every per-CPU test meaningless).
+# The test VM really has the CPUs the harness booted it with (bts.cpus=,
+# -smp): a guest that came up with fewer would make every per-CPU test
+# meaningless.
 . ./lib.sh
-
-is "two CPUs online" "$(cat /sys/devices/system/cpu/online)" "0-1"
-is "nproc says 2" "$(nproc)" 2
+want=2
+for a in $(cat /proc/cmdline); do
+	case $a in bts.cpus=*) want=${a#*=} ;; esac
+done
+is "$want CPUs online" "$(cat /sys/devices/system/cpu/online)" "0-$((want - 1))"
+is "nproc says $want" "$(nproc)" "$want"
 check "tracefs is mounted" test -f $T/available_tracers
 done_testing

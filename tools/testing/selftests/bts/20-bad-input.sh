@@ -18,12 +18,21 @@ before=$(cat $B/source)
 for v in bogus "" "sw sw" HW 1 autox; do
 	write_fails "source rejects '$v' with EINVAL" $B/source "$v" "Invalid argument"
 done
-log_mark
-write_fails "source hw fails with ENODEV on a machine without BTS" $B/source hw "No such device"
-log_since | grep -q 'intel_bts unavailable: ' && ok "the kernel log says why hw is unavailable" ||
-	not_ok "the kernel log says why hw is unavailable"
-is "source is unchanged by the rejected writes" "$(cat $B/source)" "$before"
-is "the tracer kept recording with sw" "$(sed -n 2p $B/source)" "active: sw"
+if hw; then
+	is "source is unchanged by the rejected writes" "$(cat $B/source)" "$before"
+	check "source sw re-arms with the software source" sh -c "echo sw > $B/source"
+	is "the tracer now records with sw" "$(sed -n 2p $B/source)" "active: sw"
+	check "source hw re-arms with the Intel source" sh -c "echo hw > $B/source"
+	is "the tracer records with intel_bts again" "$(sed -n 2p $B/source)" "active: intel_bts"
+	echo auto > $B/source
+else
+	log_mark
+	write_fails "source hw fails with ENODEV on a machine without BTS" $B/source hw "No such device"
+	log_since | grep -q 'intel_bts unavailable: ' && ok "the kernel log says why hw is unavailable" ||
+		not_ok "the kernel log says why hw is unavailable"
+	is "source is unchanged by the rejected writes" "$(cat $B/source)" "$before"
+fi
+is "the tracer kept recording with $SOURCE" "$(sed -n 2p $B/source)" "active: $SOURCE"
 
 for v in 0 2 -1 abc "" all; do
 	write_fails "dump rejects '$v' with EINVAL" $B/dump "$v" "Invalid argument"

@@ -14,6 +14,7 @@ trace-cmd report /tmp/trace.dat > /tmp/report.txt 2>/dev/null
 is "trace-cmd report in the guest shows every record" \
 	"$(grep -c ' cpu=[0-9]* [0-9]*/[0-9]* ' /tmp/report.txt)" "$n"
 cp /tmp/trace.dat /host/trace.dat && echo "$n" > /host/trace.dat.count
+cat $B/per_cpu/cpu1/records > /host/records.bin
 check "trace.dat copied to the host" test -s /host/trace.dat
 echo nop > $T/current_tracer
 done_testing

@@ -5,10 +5,11 @@
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
+# bts-machines: sw hw hw-nopti-4
 . ./lib-oops.sh
 arm
 provoke "echo EXCEPTION > $DIRECT"
-check_capture oops 1 lkdtm_EXCEPTION
+check_capture oops 1 lkdtm_EXCEPTION asm_exc_page_fault
 tail -c +193 $B/per_cpu/cpu$(capture_cpu)/capture > /tmp/first.bin
 provoke "echo ACCESS_NULL > $DIRECT"
 case "$(cat $B/capture)" in

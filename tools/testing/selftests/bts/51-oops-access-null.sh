@@ -6,6 +6,6 @@
 . ./lib-oops.sh
 arm
 provoke "echo ACCESS_NULL > $DIRECT"
-check_capture oops 1 lkdtm_ACCESS_NULL
+check_capture oops 1 lkdtm_ACCESS_NULL asm_exc_page_fault
 again_with_dump_on_oops "echo ACCESS_NULL > $DIRECT" oops
 done_testing

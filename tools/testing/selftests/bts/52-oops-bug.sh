@@ -7,6 +7,6 @@
 . ./lib-oops.sh
 arm
 provoke "echo BUG > $DIRECT"
-check_capture BUG 2 lkdtm_BUG
+check_capture BUG 2 lkdtm_BUG asm_exc_invalid_op
 again_with_dump_on_oops "echo BUG > $DIRECT" BUG
 done_testing

@@ -7,6 +7,6 @@
 . ./lib-oops.sh
 arm
 provoke "echo gpf > $B/test_fault"
-check_capture GPF 4 bts_test_gpf
+check_capture GPF 4 bts_test_gpf asm_exc_general_protection
 again_with_dump_on_oops "echo gpf > $B/test_fault" GPF
 done_testing

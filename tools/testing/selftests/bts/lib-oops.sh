@@ -32,9 +32,10 @@ u32() { od -An -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
 # the non-canonical shadow address first: a #GP, not a page fault.
 kasan_null_is_gpf() { dmesg | grep -q 'Oops: general protection fault.* KASAN'; }
 
-# check_capture REASON-WORD REASON-NUMBER FUNCTION
+# check_capture REASON-WORD REASON-NUMBER FUNCTION ENTRY: ENTRY is the
+# exception entry the faulting instruction goes to (hardware source)
 check_capture() {
-	local word=$1 num=$2 fn=$3 cpu f
+	local word=$1 num=$2 fn=$3 entry=$4 cpu f c n
 	if [ "$word" = oops ] && kasan_null_is_gpf; then
 		diag "KASAN turned the NULL access into a #GP"
 		word=GPF num=4
@@ -66,6 +67,28 @@ check_capture() {
 		bts-dump -s /proc/kallsyms $f > /tmp/decoded.txt 2>&1
 		check "bts-dump decodes the capture and names $fn" grep -q "$fn" /tmp/decoded.txt
 	fi
+	hw || return 0
+	# The hardware source records the exception itself: the marked record
+	# goes from the faulting instruction in FUNCTION to the entry code.
+	fault=$(tail -1 /tmp/fault.txt)
+	echo "$fault" | grep -qE " $fn\+0x[0-9a-f]+/0x[0-9a-f]+ -> $entry\+0x0/" &&
+		ok "the fault record is the exception: $fn -> $entry" ||
+		not_ok "the fault record is the exception: $fn -> $entry (got: $fault)"
+	# Taken branches from the fault to the freeze, counted from the
+	# records themselves (the fault record and everything after it).
+	n=$(( $(u32 $f 20) - $(u32 $f 36) ))
+	diag "branches from the faulting instruction to the freeze: $n (of $(u32 $f 20) kept)"
+	[ "$n" -gt 0 ] && [ "$n" -lt 1000 ] &&
+		ok "the history ends $n branches after the fault" ||
+		not_ok "the history ends shortly after the fault (got $n branches)"
+	# The other CPUs were frozen and copied by the capture's NMI.
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		[ "$c" = "$cpu" ] && continue
+		cat $B/per_cpu/cpu$c/capture > /tmp/other.bin
+		[ "$(u32 /tmp/other.bin 20)" -gt 0 ] &&
+			ok "CPU $c's history was captured by NMI ($(u32 /tmp/other.bin 20) records)" ||
+			not_ok "CPU $c's history was captured by NMI"
+	done
 }
 
 # again_with_dump_on_oops CMD: clear, provoke again with ftrace_dump_on_oops

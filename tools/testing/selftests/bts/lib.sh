@@ -5,13 +5,34 @@ T=/sys/kernel/tracing
 B=$T/bts
 _n=0
 
-plan() { echo "1..$1"; }
+# The source this machine must arm, from the kernel command line the
+# harness sets: bts.expect=hw on the project's BTS QEMU (the Intel source),
+# bts.expect=sw on a machine without BTS (the software source).
+EXPECT=sw
+for _a in $(cat /proc/cmdline); do
+	case $_a in bts.expect=*) EXPECT=${_a#*=} ;; esac
+done
+if [ "$EXPECT" = hw ]; then SOURCE=intel_bts; else SOURCE=sw; fi
+hw() { [ "$EXPECT" = hw ]; }
+
+# A test that sets TAP_CONSOLE=1 before sourcing this file (and says
+# "# bts-tap: console") prints its TAP on the console, prefixed BTS-TAP:,
+# for the harness to read from the console log: the 9p share does not
+# survive a suspend to RAM.
+_tap() {
+	if [ -n "${TAP_CONSOLE:-}" ]; then
+		echo "BTS-TAP: $*" > /dev/console
+	else
+		echo "$*"
+	fi
+}
+plan() { _tap "1..$1"; }
 # done_testing: the plan at the end, for tests whose count varies
-done_testing() { echo "1..$_n"; }
-ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
-not_ok() { _n=$((_n + 1)); echo "not ok $_n - $*"; }
-skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
-diag() { echo "# $*"; }
+done_testing() { _tap "1..$_n"; }
+ok() { _n=$((_n + 1)); _tap "ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)); _tap "not ok $_n - $*"; }
+skip() { _n=$((_n + 1)); _tap "ok $_n - $1 # SKIP $2"; }
+diag() { _tap "# $*"; }
 
 # check DESC COMMAND...: ok when COMMAND succeeds.
 check() {
@@ -43,3 +64,13 @@ log_since() { dmesg | tail -n +$((_log_lines + 1)); }
 
 # bts_entries FILE: the ftrace:bts lines of a trace file
 bts_entries() { grep -E ' cpu=[0-9]+ [0-9]+/[0-9]+ ' "$1"; }
+
+# unsymbolized FILE: the ftrace:bts lines whose from or to is not sym+off.
+# A hardware record's to may also be a user address: the return to user
+# mode (sysret, iret) is a kernel branch, recorded with user branches off.
+unsymbolized() {
+	local sym='[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+' to
+	to=$sym
+	hw && to="($sym|0x[0-9a-f]{1,12})"
+	bts_entries "$1" | grep -vE " [0-9]+/[0-9]+ $sym -> $to( |\$)"
+}
