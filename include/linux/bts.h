@@ -129,6 +129,11 @@ enum bts_reason {
  *		oldest first, and say in @window what they cover. Called
  *		with this CPU frozen, same context rules. Returns the number
  *		of records copied.
+ * @stop_this_cpu: the machine is going down (kexec, kdump, reboot): stop
+ *		recording on this CPU for good, whatever state the source
+ *		thinks it is in, so that nothing writes into memory the next
+ *		kernel will own. NMI and crash context: no locks. NULL when
+ *		the source leaves nothing behind (the software source).
  * @list:	private to bts_core.c
  */
 struct bts_source {
@@ -142,6 +147,7 @@ struct bts_source {
 	void (*thaw_this_cpu)(void);
 	unsigned int (*read_this_cpu)(struct bts_record *buf, unsigned int n,
 				      enum bts_window *window);
+	void (*stop_this_cpu)(void);
 	struct list_head list;
 };
 
@@ -183,8 +189,10 @@ unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
 				   struct bts_snapshot *snap);
 
 DECLARE_STATIC_KEY_FALSE(bts_fault_key);
+DECLARE_STATIC_KEY_FALSE(bts_stop_key);
 void __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs);
 void __bts_fault_warn_done(void);
+void __bts_crash_stop_this_cpu(void);
 
 /**
  * bts_fault_freeze - freeze this CPU's branch history at a fault
@@ -210,11 +218,27 @@ static __always_inline void bts_fault_warn_done(void)
 		__bts_fault_warn_done();
 }
 
+/**
+ * bts_crash_stop_this_cpu - stop branch recording here before kdump
+ *
+ * Called on every CPU on the crash path (the panicking CPU and, from the
+ * NMI that stops them, the others), after the capture was taken at
+ * panic() entry: a CPU must not go on storing records into memory the
+ * crash kernel will use. One static branch once a hardware source has
+ * been armed. No locks.
+ */
+static __always_inline void bts_crash_stop_this_cpu(void)
+{
+	if (static_branch_unlikely(&bts_stop_key))
+		__bts_crash_stop_this_cpu();
+}
+
 #else /* !CONFIG_BTS_TRACER */
 
 static inline void bts_fault_freeze(enum bts_reason reason,
 				    struct pt_regs *regs) { }
 static inline void bts_fault_warn_done(void) { }
+static inline void bts_crash_stop_this_cpu(void) { }
 
 #endif /* CONFIG_BTS_TRACER */
 

@@ -47,6 +47,15 @@ static DEFINE_MUTEX(bts_mutex);
 /* The armed source, read locklessly from any context (NMI included). */
 static struct bts_source *bts_armed;
 
+/*
+ * The last source with a stop_this_cpu() that was armed: the crash path
+ * stops it whatever the core's state (a crash in the middle of a disarm
+ * included). Sources live as long as the kernel. bts_stop_key is on from
+ * the first such arming.
+ */
+static struct bts_source *bts_stoppable;
+DEFINE_STATIC_KEY_FALSE(bts_stop_key);
+
 /* Freeze nesting depth of each CPU; see the file comment. */
 static DEFINE_PER_CPU(unsigned int, bts_freeze_depth);
 
@@ -180,6 +189,10 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags)
 		pr_info("source %s unavailable: %s\n", src->name, why);
 		goto out;
 	}
+	if (src->stop_this_cpu && READ_ONCE(bts_stoppable) != src) {
+		WRITE_ONCE(bts_stoppable, src);
+		static_branch_enable(&bts_stop_key);
+	}
 	ret = src->arm(arm_flags);
 	if (ret) {
 		pr_info("arming source %s failed: %d\n", src->name, ret);
@@ -215,6 +228,17 @@ void bts_disarm(void)
 		WRITE_ONCE(bts_capture_frozen, false);
 	}
 	mutex_unlock(&bts_mutex);
+}
+
+/**
+ * __bts_crash_stop_this_cpu - see bts_crash_stop_this_cpu()
+ */
+void notrace __bts_crash_stop_this_cpu(void)
+{
+	struct bts_source *src = READ_ONCE(bts_stoppable);
+
+	if (src)
+		src->stop_this_cpu();
 }
 
 /**

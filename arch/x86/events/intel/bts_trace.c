@@ -723,6 +723,16 @@ static notrace void intel_bts_thaw_this_cpu(void)
 	intel_bts_cpu_thaw(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
+/*
+ * The machine is going down: clear all five bits here, whatever this
+ * CPU's state says (see bts_crash_stop_this_cpu()). The records stay
+ * where they are; perf's DS fields are not given back.
+ */
+static notrace void intel_bts_stop_this_cpu(void)
+{
+	intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK, 0);
+}
+
 static notrace unsigned int intel_bts_read_this_cpu(struct bts_record *buf,
 						    unsigned int n,
 						    enum bts_window *window)
@@ -741,6 +751,7 @@ static struct bts_source intel_bts_source = {
 	.freeze_this_cpu	= intel_bts_freeze_this_cpu,
 	.thaw_this_cpu		= intel_bts_thaw_this_cpu,
 	.read_this_cpu		= intel_bts_read_this_cpu,
+	.stop_this_cpu		= intel_bts_stop_this_cpu,
 };
 
 /*
@@ -758,8 +769,27 @@ static void intel_bts_resume(void *data)
 					  c->ctl);
 }
 
+static void intel_bts_stop_ipi(void *info)
+{
+	intel_bts_stop_this_cpu();
+}
+
+/*
+ * Reboot and kexec: stop BTS on every CPU before the next kernel (or the
+ * firmware) owns the memory the buffers and the DS area are in. kexec
+ * does not reset the CPU that jumps into the new kernel, nor the others
+ * before they are parked; the crash path has bts_crash_stop_this_cpu().
+ * Process context, the other CPUs still online.
+ */
+static void intel_bts_shutdown(void *data)
+{
+	if (READ_ONCE(intel_bts_hp_state))
+		on_each_cpu(intel_bts_stop_ipi, NULL, 1);
+}
+
 static const struct syscore_ops intel_bts_syscore_ops = {
 	.resume = intel_bts_resume,
+	.shutdown = intel_bts_shutdown,
 };
 
 static struct syscore intel_bts_syscore = {
@@ -771,8 +801,18 @@ static int __init intel_bts_init(void)
 	const char *why;
 	int ret;
 
-	if (boot_cpu_has(X86_FEATURE_BTS))
+	if (boot_cpu_has(X86_FEATURE_BTS)) {
+		/*
+		 * A kernel that kexec'ed this one without stopping BTS left it
+		 * storing records through the DS_AREA it had, into memory
+		 * that is ours now. Stop it (the other CPUs were INIT'ed).
+		 */
+		if (get_debugctlmsr() & INTEL_BTS_CTL_RUN) {
+			pr_warn("BTS was left on by the previous kernel: stopping it\n");
+			intel_bts_stop_this_cpu();
+		}
 		intel_bts_ctl_works = intel_bts_probe_debugctl();
+	}
 	why = intel_bts_static_reason(intel_bts.hw, &ret);
 	if (why) {
 		pr_info("%s\n", why);
