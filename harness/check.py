@@ -31,6 +31,8 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
                                shared tests hw-nopti-4 too)
   # bts-tap: console           its TAP is on the console, each line
                                prefixed "BTS-TAP: " (tests that suspend)
+  # bts-share: kernel          the boot's share holds bzImage and
+                               initramfs.cpio.gz (tests that kexec)
 
 A file NAME.host next to NAME.sh is run on the host after the boot, with
 the console log and the share folder as arguments (and BTS_EXPECT=sw|hw,
@@ -44,6 +46,7 @@ import concurrent.futures
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -222,7 +225,7 @@ def check_kernel_log(console, prefix, expect, hw=False):
 
 def directives(path):
     d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
-         "machines": "", "tap": "file"}
+         "machines": "", "tap": "file", "share": ""}
     with open(path) as f:
         for line in f.read().splitlines()[:30]:
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
@@ -263,6 +266,12 @@ class Boot:
             self.timeout = max(self.timeout, 60 * int(os.environ["SWITCH_ROUNDS"]))
         if not self.kunit:
             append += " kunit.enable=0"
+        for t in self.tests:
+            if directives(os.path.join(TESTS, t))["share"] == "kernel":
+                shutil.copy(os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage")),
+                            os.path.join(self.dir, "bzImage"))
+                shutil.copy(os.environ.get("INITRAMFS", os.path.join(BUILD, "initramfs.cpio.gz")),
+                            os.path.join(self.dir, "initramfs.cpio.gz"))
         t0 = time.time()
         env = dict(os.environ, BTS_HW="1" if self.hw else "0")
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),

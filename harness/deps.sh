@@ -14,7 +14,7 @@ pkgs=(
 	libcap-ng-dev libattr1-dev zlib1g-dev
 	# hardware scenarios: upstream perf's intel_bts as a reference,
 	# gdb and capstone for the execution-trace validation
-	linux-perf gdb python3-capstone
+	linux-perf gdb python3-capstone kexec-tools
 )
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

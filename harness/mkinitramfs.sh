@@ -40,6 +40,8 @@ done
 if command -v perf >/dev/null; then
 	copy_prog "$(command -v perf)" usr/bin/perf
 fi
+# kexec-tools, for kexec into the same kernel with bts armed (80-hw-kexec)
+[ -x /sbin/kexec ] && copy_prog /sbin/kexec sbin/kexec
 
 cp -r "$top/tools/testing/selftests/bts" "$root/tests"
 # test programs with known branches: static, no PIE, no CET (see branchy.c)

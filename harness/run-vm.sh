@@ -46,15 +46,22 @@ done
 [ -f "$BZIMAGE" ] || { echo "run-vm: no kernel at $BZIMAGE: make kernel" >&2; exit 1; }
 [ -n "$share" ] || share=$(mktemp -d)
 mkdir -p "$share"
-if [ "${BTS_HW:-0}" = 1 ]; then
+skylake=Skylake-Client,pmu=on,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec
+if [ "${BTS_HW:-0}" = same-cpu ]; then
+	# make bench only: Debian's QEMU with the BTS machine's CPU model minus
+	# the Debug Store, to measure what the emulation costs while off
+	machine=(qemu-system-x86_64 -cpu "$skylake")
+elif [ "${BTS_HW:-0}" = 1 ]; then
 	bts_qemu=$BUILD/qemu/qemu-system-x86_64
 	[ -x "$bts_qemu" ] || { echo "run-vm: no BTS QEMU at $bts_qemu: make qemu" >&2; exit 1; }
 	machine=("$bts_qemu" -L /usr/share/seabios -L /usr/share/qemu
-		-cpu Skylake-Client,pmu=on,+ds,+dtes64,+ds-cpl,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec)
+		-cpu "$skylake,+ds,+dtes64,+ds-cpl")
 	case " $append " in
 	*" bts.allow_meltdown="*) ;;
 	*) append="bts.allow_meltdown=1 $append" ;;
 	esac
+	# a record the emulated BTS could not store is logged there
+	[ -n "$share" ] && machine+=(-d guest_errors -D "$share/qemu.log")
 else
 	machine=(qemu-system-x86_64 -cpu max)
 fi

@@ -1,30 +1,42 @@
 #!/bin/sh
-# make bench, in the guest: what recording costs the guest. The same
-# workload (progs/workload.c: system calls and a user loop) with bts off,
-# armed (kernel branches), and armed with bts_user; each the best of 3.
-# On the BTS QEMU "armed" is the emulated BTS; on Debian's QEMU it is the
-# software source. Prints "bench: slowdown ..." lines with the ratios.
+# make bench, in the guest: what recording costs. Two workloads
+# (progs/workload.c): system calls (kernel branches) and a user loop (user
+# branches), each with bts off, armed (kernel branches) and armed with
+# bts_user, best of 5 runs, interleaved. On the BTS QEMU "armed" is the
+# emulated BTS (an emulation cost, not silicon's); on Debian's QEMU the
+# software source. Prints "bench: slowdown ..." lines; the "off" times go
+# to the share for bench.sh's comparison of the QEMUs.
 T=/sys/kernel/tracing
-N=20000
-best() {
-	b=
-	for r in 1 2 3; do
-		t=$(taskset 1 /tests/bin/workload $N)
-		[ -z "$b" ] || [ "$t" -lt "$b" ] && b=$t
-	done
-	echo "$b"
-}
-src=$(grep -o 'hw: [a-z_]*' $T/bts/source | head -1)
-echo 0 > $T/options/bts_user
-off=$(best)
-echo bts > $T/current_tracer
-active=$(sed -n 's/^active: //p' $T/bts/source)
-on=$(best)
-echo 1 > $T/options/bts_user
-user=$(best)
-echo 0 > $T/options/bts_user
-echo nop > $T/current_tracer
+B=$T/bts
+SYS=20000
+USER=2000000
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
-echo "bench: slowdown: workload $N iterations, best of 3, source $active"
-echo "bench: slowdown: off ${off} ns, armed ${on} ns (x$(ratio $on $off)), armed+user ${user} ns (x$(ratio $user $off))"
-echo "$off" > /host/slowdown-off.ns
+# run MODE N STATE: one timed run with bts in STATE (off, armed, user)
+run() {
+	case $3 in
+	off) echo nop > $T/current_tracer ;;
+	armed) echo 0 > $T/options/bts_user; echo bts > $T/current_tracer ;;
+	user) echo 1 > $T/options/bts_user; echo bts > $T/current_tracer ;;
+	esac
+	taskset 1 /tests/bin/workload $1 $2
+}
+echo 0 > $T/options/bts_user
+echo bts > $T/current_tracer
+active=$(sed -n 's/^active: //p' $B/source)
+echo nop > $T/current_tracer
+for mode in sys user; do
+	[ $mode = sys ] && n=$SYS || n=$USER
+	off= armed= user=
+	for r in 1 2 3 4 5; do
+		for st in off armed user; do
+			t=$(run $mode $n $st)
+			eval "b=\$$st"
+			[ -z "$b" ] || [ "$t" -lt "$b" ] && eval "$st=$t"
+		done
+	done
+	echo nop > $T/current_tracer
+	echo 0 > $T/options/bts_user
+	echo "bench: slowdown: $mode workload ($n), best of 5, source $active: off $off ns," \
+		"armed x$(ratio $armed $off), armed with bts_user x$(ratio $user $off)"
+	echo "$off" > /host/slowdown-$mode-off.ns
+done

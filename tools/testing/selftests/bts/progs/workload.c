@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * workload: a fixed amount of kernel and user work, timed, for make bench
- * (bench/slowdown.sh): N system calls (getppid, and a read of /dev/zero)
- * with a short user-mode loop between them. Prints the elapsed time of the
- * whole run in nanoseconds (CLOCK_MONOTONIC).
+ * workload: a fixed amount of work, timed, for make bench
+ * (bench/slowdown.sh). Prints the elapsed time in nanoseconds
+ * (CLOCK_MONOTONIC).
  *
- *	workload [N]	(default 20000)
+ *	workload sys N	N system calls (getppid and a read of /dev/zero):
+ *			mostly kernel branches
+ *	workload user N	N iterations of a call-and-loop in user mode: user
+ *			branches only
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +23,8 @@ __attribute__((noinline)) static int step(int x)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 20000;
+	int n = argc > 2 ? atoi(argv[2]) : 20000;
+	int sys = argc > 1 && !strcmp(argv[1], "sys");
 	struct timespec a, b;
 	volatile int s = 0;
 	char buf[64];
@@ -30,11 +34,13 @@ int main(int argc, char **argv)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int i = 0; i < n; i++) {
-		s += getppid();
-		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
-			return 1;
-		for (int j = 0; j < 20; j++)
-			s += step(j);
+		if (sys) {
+			s += getppid();
+			if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+				return 1;
+		} else {
+			s += step(i);
+		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("%lld\n", (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));

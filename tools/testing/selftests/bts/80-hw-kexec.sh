@@ -1,0 +1,59 @@
+#!/bin/sh
+# kexec into the same kernel with bts armed on the Intel source. kexec
+# resets no CPU: unless the old kernel stops BTS on every CPU first
+# (the Intel source's syscore shutdown), the CPU that runs the new
+# kernel goes on storing records through the old DS area, into memory
+# the new kernel owns. The new kernel must find BTS stopped and bts
+# must work there. The host half (80-hw-kexec.host) checks that QEMU
+# dropped no record for want of a mapped DS area.
+# bts-boot: own
+# bts-machines: hw
+# bts-share: kernel
+# bts-tap: console
+# bts-timeout: 300
+TAP_CONSOLE=1
+. ./lib.sh
+stage=1
+for a in $(cat /proc/cmdline); do
+	case $a in bts.kexec_stage=*) stage=${a#*=} ;; esac
+done
+
+if [ "$stage" = 1 ]; then
+	echo bts > $T/current_tracer
+	is "the Intel source is armed" "$(sed -n 2p $B/source)" "active: intel_bts"
+	echo 1 > $B/dump
+	check "it dumps" grep -q ' cpu=0 ' $T/trace
+	if ! command -v kexec > /dev/null; then
+		not_ok "kexec-tools in the guest"
+		done_testing
+		exit 0
+	fi
+	kexec -l /host/bzImage --initrd=/host/initramfs.cpio.gz \
+		--command-line="$(cat /proc/cmdline) bts.kexec_stage=2" 2> /tmp/kexec.err &&
+		ok "kexec -l the same kernel" ||
+		not_ok "kexec -l the same kernel ($(cat /tmp/kexec.err))"
+	echo "$_n" > /host/kexec-stage1.n
+	sync
+	echo "BTS-GUEST: kexec -e with bts armed" > /dev/console
+	kexec -e
+	not_ok "kexec -e returned"
+	done_testing
+	exit 0
+fi
+
+# stage 2: the new kernel
+_n=$(cat /host/kexec-stage1.n)
+ok "the new kernel runs (kexec -e with bts armed)"
+dmesg | grep -q 'BTS was left on by the previous kernel' &&
+	not_ok "the previous kernel stopped BTS before kexec ($(dmesg | grep -m1 'left on'))" ||
+	ok "the previous kernel stopped BTS before kexec"
+dmesg | grep -q 'bts: intel_bts: BTS available' && ok "the Intel source found BTS again" ||
+	not_ok "the Intel source found BTS again ($(dmesg | grep 'intel_bts:'))"
+echo bts > $T/current_tracer
+is "the Intel source arms in the new kernel" "$(sed -n 2p $B/source)" "active: intel_bts"
+echo > $T/trace
+echo 1 > $B/dump
+n=$(bts_entries $T/trace | grep -c ' cpu=0 ')
+[ "$n" -gt 0 ] && ok "and dumps CPU 0's branches ($n)" || not_ok "and dumps CPU 0's branches"
+echo nop > $T/current_tracer
+done_testing
