@@ -174,15 +174,14 @@ static void load_dwarf(struct image *img)
 struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 {
 	struct image *img;
+	struct stat sb;
 
 	elf_version(EV_CURRENT);
 	img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
-	img->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (img->fd < 0) {
-		error_msg("%s: %s", path, strerror(errno));
+	img->fd = open_input(path, &sb);
+	if (img->fd < 0)
 		goto fail;
-	}
 	img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
 	if (!img->elf || elf_kind(img->elf) != ELF_K_ELF) {
 		error_msg("%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));

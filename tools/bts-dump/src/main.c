@@ -174,20 +174,13 @@ static char **list_dir(const char *dir, bool cpus, size_t *n)
 	return names;
 }
 
-/* Expand a directory argument into dump files. */
-static int add_dir(struct inputs *in, const char *dir, bool capture)
+/* Add DIR/cpuN/FILE for every cpuN subdirectory that has FILE. */
+static size_t add_cpu_files(struct inputs *in, const char *per_cpu, const char *file)
 {
-	const char *file = capture ? "capture" : "records";
-	char per_cpu[4096], path[4096 + 300];
+	char path[4096 + 300];
 	size_t n, before = in->n;
-	char **names;
+	char **names = list_dir(per_cpu, true, &n);
 
-	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
-	if (!is_dir(per_cpu))
-		snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
-	if (!is_dir(per_cpu))
-		snprintf(per_cpu, sizeof(per_cpu), "%s", dir);
-	names = list_dir(per_cpu, true, &n);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", per_cpu, names[i], file);
 		if (exists(path))
@@ -195,8 +188,47 @@ static int add_dir(struct inputs *in, const char *dir, bool capture)
 		free(names[i]);
 	}
 	free(names);
-	if (in->n > before)
+	return in->n - before;
+}
+
+/* A tracing directory: reading its files as dumps would block (trace_pipe). */
+static bool is_tracing_dir(const char *dir)
+{
+	static const char *const marks[] = { "trace_pipe", "tracing_on", "current_tracer" };
+	char path[4096 + 32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, marks[i]);
+		if (exists(path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Expand a directory into dump files: a tracing directory (its bts/), the
+ * bts directory itself, a copy of its per_cpu tree, or (not with
+ * @tracing, -t) a directory of copied dump files.
+ */
+static int add_dir(struct inputs *in, const char *dir, bool capture, bool tracing)
+{
+	const char *file = capture ? "capture" : "records";
+	char per_cpu[4096], path[4096 + 300];
+	size_t n, before = in->n;
+	char **names;
+
+	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
+	if (is_dir(per_cpu)) {
+		if (!add_cpu_files(in, per_cpu, file))
+			return error_msg("%s: no cpu*/%s (is bts the current tracer?)", per_cpu, file);
 		return 0;
+	}
+	snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
+	if ((is_dir(per_cpu) && add_cpu_files(in, per_cpu, file)) || add_cpu_files(in, dir, file))
+		return 0;
+	if (tracing || is_tracing_dir(dir))
+		return error_msg("%s: no bts/ directory (the bts tracer is not in this kernel, or this is not a tracing directory)",
+				 dir);
 	/* A directory of copied dumps. */
 	names = list_dir(dir, false, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -422,14 +454,14 @@ int main(int argc, char **argv)
 		if (!is_dir(tdirs[i])) {
 			error_msg("%s: not a directory", tdirs[i]);
 			status = 1;
-		} else if (add_dir(&in, tdirs[i], opt.capture)) {
+		} else if (add_dir(&in, tdirs[i], opt.capture, true)) {
 			status = 1;
 		}
 	}
 	free(tdirs);
 	for (int i = optind; i < argc; i++) {
 		if (is_dir(argv[i])) {
-			if (add_dir(&in, argv[i], opt.capture))
+			if (add_dir(&in, argv[i], opt.capture, false))
 				status = 1;
 		} else {
 			add_path(&in, argv[i]);

@@ -2,7 +2,9 @@
 /*
  * bts-dump (decoder layer): the symbol table. See symtab.h.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include "symtab.h"
@@ -112,85 +114,176 @@ static const char *skip_word(const char *p, const char *end)
 	return p;
 }
 
-int symtab_load_kallsyms(struct symtab *st, const char *path)
-{
-	uint8_t *buf;
-	size_t len;
-	int ret;
+/* Longer lines are no kallsyms lines: the file is something else. */
+#define MAX_LINE	4096
+/* With nothing good before, this many bad lines mean a file of another kind. */
+#define MAX_BAD_START	16
 
-	if (read_whole_file(path, &buf, &len))
-		return -1;
-	ret = symtab_parse_kallsyms(st, (const char *)buf, len, path);
-	free(buf);
-	if (!ret)
-		st->link_addresses = strstr(path, "kallsyms") == NULL;
-	return ret;
+struct ksyms_parse {
+	const char *path;
+	size_t lineno, added, zero;
+	size_t bad, first_bad;
+	char first_bad_why[64];
+};
+
+/* One line; returns -1 if the file cannot be a symbol file at all. */
+static int parse_line(struct symtab *st, struct ksyms_parse *ps, const char *line,
+		      const char *eol)
+{
+	const char *name, *name_end, *mod = NULL, *why;
+	uint64_t addr = 0;
+	size_t mod_len = 0;
+	int digits = 0;
+	char type;
+
+	ps->lineno++;
+	while (line < eol) {
+		char c = *line;
+		unsigned int v;
+
+		if (c >= '0' && c <= '9')
+			v = (unsigned int)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = (unsigned int)((c | 0x20) - 'a' + 10);
+		else
+			break;
+		addr = addr << 4 | v;
+		line++;
+		digits++;
+	}
+	line = skip_blank(line, eol);
+	if (!digits && line == eol)	/* blank line */
+		return 0;
+	why = "not a kallsyms/System.map line";
+	if (!digits || digits > 16 || line >= eol || line[0] == ' ')
+		goto bad;
+	type = *line++;
+	if (line < eol && *line != ' ' && *line != '\t')
+		goto bad;	/* the type is one letter */
+	name = skip_blank(line, eol);
+	name_end = skip_word(name, eol);
+	why = "symbol without a name";
+	if (name == name_end)
+		goto bad;
+	line = skip_blank(name_end, eol);
+	if (line < eol && *line == '[') {
+		mod = line;
+		mod_len = (size_t)(skip_word(line, eol) - line);
+	}
+	/* Skip special ranges that are not symbols of code. */
+	if (type == 'a' || type == 'A' || type == 'U')
+		return 0;
+	if (!addr)
+		ps->zero++;
+	symtab_add(st, addr, 0, type, name, (size_t)(name_end - name), mod, mod_len);
+	ps->added++;
+	return 0;
+bad:
+	if (!ps->bad++) {
+		ps->first_bad = ps->lineno;
+		snprintf(ps->first_bad_why, sizeof(ps->first_bad_why), "%s", why);
+	}
+	if (!ps->added && ps->bad >= MAX_BAD_START)
+		return error_msg("%s: line %zu: %s: not a kallsyms/System.map file",
+				 ps->path, ps->first_bad, ps->first_bad_why);
+	return 0;
+}
+
+/* Complete lines of @buf; returns the bytes used, or -1. */
+static long parse_lines(struct symtab *st, struct ksyms_parse *ps, const char *buf,
+			size_t len, bool at_end)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol && !at_end)
+			break;
+		if (!eol)
+			eol = end;
+		if (eol - p > MAX_LINE)
+			return error_msg("%s: line %zu: longer than %d bytes: not a kallsyms/System.map file",
+					 ps->path, ps->lineno + 1, MAX_LINE);
+		if (parse_line(st, ps, p, eol))
+			return -1;
+		p = eol + 1;
+	}
+	if (!at_end && (size_t)(end - p) > MAX_LINE)
+		return error_msg("%s: line %zu: longer than %d bytes: not a kallsyms/System.map file",
+				 ps->path, ps->lineno + 1, MAX_LINE);
+	return p > end ? (long)len : (long)(p - buf);
+}
+
+static int parse_done(struct ksyms_parse *ps)
+{
+	if (!ps->added)
+		return ps->bad ? error_msg("%s: line %zu: %s: not a kallsyms/System.map file",
+					   ps->path, ps->first_bad, ps->first_bad_why) :
+				 error_msg("%s: no symbols", ps->path);
+	if (ps->zero == ps->added)
+		return error_msg("%s: every address is 0 (read it as root, or set kptr_restrict=0)",
+				 ps->path);
+	if (ps->bad == 1)
+		warn_msg("%s: line %zu: %s; skipped it", ps->path, ps->first_bad,
+			 ps->first_bad_why);
+	else if (ps->bad)
+		warn_msg("%s: line %zu: %s; skipped it and %zu more bad lines", ps->path,
+			 ps->first_bad, ps->first_bad_why, ps->bad - 1);
+	return 0;
 }
 
 int symtab_parse_kallsyms(struct symtab *st, const char *buf, size_t len, const char *path)
 {
-	size_t lineno = 0, added = 0, zero = 0;
-	const char *p, *end;
+	struct ksyms_parse ps = { .path = path };
 
-	p = buf;
-	end = p + len;
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *line = p, *name, *name_end, *mod = NULL;
-		uint64_t addr = 0;
-		size_t mod_len = 0;
-		int digits = 0;
-		char type;
+	if (parse_lines(st, &ps, buf, len, true) < 0)
+		return -1;
+	return parse_done(&ps);
+}
 
-		if (!eol)
-			eol = end;
-		p = eol + 1;
-		lineno++;
-		while (line < eol) {
-			char c = *line;
-			unsigned int v;
+/*
+ * Read in chunks, parsing as it goes: a file that is no symbol file (one
+ * huge line, binary, a sparse file) is refused after its first chunk.
+ */
+int symtab_load_kallsyms(struct symtab *st, const char *path)
+{
+	struct ksyms_parse ps = { .path = path };
+	size_t cap = 1 << 20, len = 0;
+	struct stat stt;
+	char *buf;
+	int fd, ret = -1;
 
-			if (c >= '0' && c <= '9')
-				v = (unsigned int)(c - '0');
-			else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-				v = (unsigned int)((c | 0x20) - 'a' + 10);
-			else
-				break;
-			addr = addr << 4 | v;
-			line++;
-			digits++;
-		}
-		line = skip_blank(line, eol);
-		if (!digits || digits > 16 || line >= eol) {
-			if (line == eol && !digits)	/* blank line */
-				continue;
-			return error_msg("%s: line %zu: not a kallsyms/System.map line",
-					 path, lineno);
-		}
-		type = *line++;
-		name = skip_blank(line, eol);
-		name_end = skip_word(name, eol);
-		if (name == name_end)
-			return error_msg("%s: line %zu: symbol without a name", path, lineno);
-		line = skip_blank(name_end, eol);
-		if (line < eol && *line == '[') {
-			mod = line;
-			mod_len = (size_t)(skip_word(line, eol) - line);
-		}
-		/* Skip special ranges that are not symbols of code. */
-		if (type == 'a' || type == 'A' || type == 'U')
+	fd = open_input(path, &stt);
+	if (fd < 0)
+		return -1;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t r = read(fd, buf + len, cap - len);
+		long used;
+
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (!addr)
-			zero++;
-		symtab_add(st, addr, 0, type, name, (size_t)(name_end - name), mod, mod_len);
-		added++;
+		if (r < 0) {
+			error_msg("%s: line %zu: %s", path, ps.lineno + 1, strerror(errno));
+			goto out;
+		}
+		len += (size_t)r;
+		used = parse_lines(st, &ps, buf, len, r == 0);
+		if (used < 0)
+			goto out;
+		memmove(buf, buf + used, len - (size_t)used);
+		len -= (size_t)used;
+		if (r == 0)
+			break;
 	}
-	if (!added)
-		return error_msg("%s: no symbols", path);
-	if (zero == added)
-		return error_msg("%s: every address is 0 (read it as root, or set kptr_restrict=0)",
-				 path);
-	return 0;
+	ret = parse_done(&ps);
+	if (!ret)
+		st->link_addresses = strstr(path, "kallsyms") == NULL;
+out:
+	free(buf);
+	close(fd);
+	return ret;
 }
 
 static int sym_cmp(const void *a, const void *b)

@@ -238,6 +238,42 @@ mutants_ok() {
 }
 ok_if "cli: 150 corrupted dumps give exit 0 or 1, never a crash or sanitizer report" mutants_ok
 
+"$GEN" -o "$T/many.bts" --walk 200000 --symbols "$S"
+# Inputs that must end quickly with one line, never block or read without bound.
+# (Each command runs under timeout 20: a hang fails as exit 124.)
+mkdir -p "$T/notbts"	# a tracing directory of a kernel without the bts tracer
+cp "$T/cpu1.bts" "$T/notbts/trace_pipe"	# trace_pipe is a regular file that blocks
+echo 1 >"$T/notbts/tracing_on"
+ok_if "input: -t DIR without bts/ is one line naming bts/ and reads none of DIR's files" \
+	bash -c "timeout 20 '$BTS' -s '$S' -t '$T/notbts' >'$T/nb.out' 2>'$T/nb.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/nb.err') -eq 1 ] && grep -q 'bts/' '$T/nb.err' && ! grep -q '^CPU' '$T/nb.out'"
+mkfifo "$T/fifo"
+ok_if "input: a FIFO is refused in one line, without blocking" \
+	bash -c "timeout 20 '$BTS' -s '$S' '$T/fifo' 2>'$T/fifo.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/fifo.err') -eq 1 ] && grep -q 'not a regular file' '$T/fifo.err'"
+ok_if "input: a character device (/dev/zero) is refused in one line" \
+	bash -c "timeout 20 '$BTS' -s '$S' /dev/zero 2>'$T/zero.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/zero.err') -eq 1 ] && grep -q 'not a regular file' '$T/zero.err'"
+ok_if "input: a FIFO given as --symbols or --vmlinux is refused without blocking" \
+	bash -c "timeout 20 '$BTS' -s '$T/fifo' '$T/cpu1.bts' >/dev/null 2>'$T/fs.err'; [ \$? -eq 1 ] && grep -q 'not a regular file' '$T/fs.err' && timeout 20 '$BTS' -k '$T/fifo' '$T/cpu1.bts' >/dev/null 2>'$T/fk.err'; [ \$? -eq 1 ] && grep -q 'not a regular file' '$T/fk.err'"
+truncate -s 2G "$T/sparse"
+# Memory, not time: the magic is checked before the file is read or mapped.
+ok_if "input: a sparse 2 GB file is rejected at offset 0 using under 200 MB" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sparse.rss' timeout 60 '$BTS' -s '$S' '$T/sparse' 2>'$T/sparse.err'; [ \$? -eq 1 ] && grep -q 'offset 0: bad magic' '$T/sparse.err' && echo \"max RSS \$(cat '$T/sparse.rss') KB\" && [ \$(tail -1 '$T/sparse.rss') -lt 204800 ]"
+"$GEN" -o "$T/sparse-hdr.bts" --rec 1:2
+truncate -s 2G "$T/sparse-hdr.bts"
+ok_if "input: a valid header followed by 2 GB of zeros fails on the size, using under 200 MB" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sh.rss' timeout 60 '$BTS' -s '$S' '$T/sparse-hdr.bts' 2>'$T/sh.err'; [ \$? -eq 1 ] && grep -q 'garbage after the last of 1 records' '$T/sh.err' && [ \$(tail -1 '$T/sh.rss') -lt 204800 ]"
+truncate -s 2G "$T/sparse.map"
+ok_if "input: a sparse 2 GB --symbols file is refused quickly in memory" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sm.rss' timeout 60 '$BTS' -s '$T/sparse.map' '$T/cpu1.bts' >/dev/null 2>'$T/sm.err'; [ \$? -eq 1 ] && grep -q 'not a kallsyms' '$T/sm.err' && [ \$(tail -1 '$T/sm.rss') -lt 204800 ]"
+rm -f "$T/sparse" "$T/sparse-hdr.bts" "$T/sparse.map"
+ok_if "input: --hist --top 1000000000 prints the table and ends" \
+	bash -c "timeout 20 '$BTS' -s '$S' --hist --top 1000000000 '$T/many.bts' >'$T/top.txt' 2>&1 && grep -q '^# hot functions' '$T/top.txt'"
+ok_if "input: --top larger than 2^32 is clamped, not wrapped to a small number" \
+	bash -c "timeout 20 '$BTS' -s '$S' --hist --top 18446744073709551615 '$T/hot.bts' >'$T/top2.txt' 2>&1 && [ \$(grep -cE '^ +[0-9]+ ' '$T/top2.txt') -ge 4 ]"
+{ head -3 "$S"; echo "ffffffff8100 this line is broken"; tail -n +4 "$S"; } >"$T/onebad.map"
+"$BTS" -s "$T/onebad.map" "$T/cpu1.bts" >"$T/onebad.txt" 2>"$T/onebad.err"
+ok_if "input: one malformed System.map line is a warning naming the line; the other symbols stay" \
+	bash -c "[ \$(wc -l <'$T/onebad.err') -eq 1 ] && grep -q 'onebad.map: line 4:' '$T/onebad.err' && grep -qE '^ +3 .*ksys_read\+0x8 -> vfs_read\+0x0' '$T/onebad.txt'"
+
 "$GEN" -o "$T/kaslr.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 \
 	--rec ffffffff93000310:ffffffff93000400
 grep -v mod_ "$S" >"$T/System.map"
@@ -252,7 +288,6 @@ ok_if "cli: an unknown option is a usage error (exit 2)" \
 	bash -c "'$BTS' --bogus >/dev/null 2>&1; [ \$? -eq 2 ]"
 ok_if "cli: a bad --cpu list is a usage error (exit 2)" \
 	bash -c "'$BTS' --cpu 3-1 '$T/cpu1.bts' >/dev/null 2>&1; [ \$? -eq 2 ]"
-"$GEN" -o "$T/many.bts" --walk 200000 --symbols "$S"
 ok_if "cli: a reader that goes away (broken pipe) ends the output quietly" \
 	bash -c "set -o pipefail; '$BTS' -s '$S' '$T/many.bts' 2>'$T/pipe.err' | head -1 >/dev/null; rc=\$?; [ \$rc -eq 0 -o \$rc -eq 141 ] && ! grep -qE 'Sanitizer|runtime error' '$T/pipe.err'"
 

@@ -397,17 +397,44 @@ static void test_symtab_zero(void)
 
 static void test_symtab_garbage(void)
 {
-	const char *text = "ffffffff81000000 T _stext\nthis is not kallsyms\n";
+	char text[2048] = "";
+	char *path;
+	struct symtab st;
+	bool ok = true;
+
+	/* A file of another kind: many lines, none a symbol. */
+	for (int i = 0; i < 40; i++)
+		strcat(text, "this is not kallsyms\n");
+	path = write_tmp(text, strlen(text));
+	symtab_init(&st);
+	messages_off = true;
+	CHECK(symtab_load_kallsyms(&st, path) == -1);
+	messages_off = false;
+	symtab_free(&st);
+	unlink(path);
+	free(path);
+	report(ok, "symtab: a file of lines that are not kallsyms is an error");
+}
+
+static void test_symtab_one_bad_line(void)
+{
+	const char *text = "ffffffff81000000 T _stext\nthis is not kallsyms\n"
+			   "ffffffff81000100 T after_the_bad_line\n";
 	char *path = write_tmp(text, strlen(text));
 	struct symtab st;
 	bool ok = true;
 
 	symtab_init(&st);
-	CHECK(symtab_load_kallsyms(&st, path) == -1);
+	messages_off = true;
+	CHECK(symtab_load_kallsyms(&st, path) == 0);
+	messages_off = false;
+	symtab_finish(&st);
+	CHECK(st.n == 2);
+	CHECK(sym_is(&st, 0xffffffff81000100ULL, "after_the_bad_line"));
 	symtab_free(&st);
 	unlink(path);
 	free(path);
-	report(ok, "symtab: a line that is not kallsyms is an error, not a symbol");
+	report(ok, "symtab: one bad line is skipped; the symbols around it stay");
 }
 
 /* The bucket index must agree with a brute-force scan everywhere. */
@@ -569,6 +596,7 @@ int main(void)
 	test_symtab_modules();
 	test_symtab_zero();
 	test_symtab_garbage();
+	test_symtab_one_bad_line();
 	test_symtab_index();
 	test_kaslr_bias();
 	test_stack_calls_returns();
