@@ -29,7 +29,50 @@ struct segment {
 
 struct cu_range {
 	uint64_t lo, hi;
-	Dwarf_Off cu_off;
+	uint32_t cu;		/* index in image.cus */
+};
+
+/*
+ * The code scopes of one compilation unit that matter for a source
+ * location: functions (DW_TAG_subprogram) and inline instances
+ * (DW_TAG_inlined_subroutine), as a tree (lexical blocks are walked
+ * through, not kept). Built on the first lookup in the CU, in one walk of
+ * its DIEs, so a lookup is then a binary search and a walk up the tree.
+ */
+struct scope {
+	uint32_t parent;	/* index in cu_scopes.nodes, or NO_SCOPE */
+	uint32_t first_piece;	/* its ranges: node_pieces[first_piece..+npieces) */
+	uint16_t npieces;
+	uint8_t inlined;
+	uint8_t name_done;
+	uint32_t call_file, call_line;
+	Dwarf_Off die;
+	const char *name;	/* resolved when first printed */
+};
+
+#define NO_SCOPE	UINT32_MAX
+/* Deeper nesting than any compiler writes: a hostile file. */
+#define MAX_SCOPE_DEPTH	256
+
+struct piece {
+	uint64_t lo, hi;
+	uint32_t node;
+	uint32_t depth;
+};
+
+struct cu_scopes {
+	struct scope *nodes;
+	size_t nnodes, nodes_cap;
+	struct piece *node_pieces;	/* in node order */
+	size_t nnode_pieces, node_pieces_cap;
+	struct piece *sorted;		/* by lo, then depth */
+	Dwarf_Files *files;
+	size_t nfiles;
+};
+
+struct cu_info {
+	Dwarf_Off off;
+	struct cu_scopes *sc;		/* NULL until first used */
 };
 
 struct image {
@@ -41,9 +84,13 @@ struct image {
 	Dwarf *dw;
 	struct cu_range *ranges;
 	size_t nranges;
+	struct cu_info *cus;
+	size_t ncus;
 	char *src_root;		/* stripped from file names, or NULL */
 	uint64_t stext;
 };
+
+static void cu_scopes_free(struct cu_scopes *sc);
 
 static int load_segments(struct image *img)
 {
@@ -138,7 +185,7 @@ static bool ends_with(const char *s, const char *suffix)
 static void load_dwarf(struct image *img)
 {
 	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
+	size_t hsize, cap = 0, cus_cap = 0;
 
 	img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
 	if (!img->dw)
@@ -153,6 +200,11 @@ static void load_dwarf(struct image *img)
 
 			if (name && !img->src_root && ends_with(name, "/init/main.c"))
 				img->src_root = xstrndup(name, strlen(name) - strlen("init/main.c"));
+			if (img->ncus == cus_cap) {
+				cus_cap = cus_cap ? cus_cap * 2 : 1024;
+				img->cus = xrealloc(img->cus, cus_cap * sizeof(*img->cus));
+			}
+			img->cus[img->ncus] = (struct cu_info){ .off = off + hsize };
 			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
 				if (hi <= lo)
 					continue;
@@ -161,10 +213,13 @@ static void load_dwarf(struct image *img)
 					img->ranges = xrealloc(img->ranges, cap * sizeof(*img->ranges));
 				}
 				img->ranges[img->nranges++] = (struct cu_range){
-					.lo = lo, .hi = hi, .cu_off = off + hsize,
+					.lo = lo, .hi = hi, .cu = (uint32_t)img->ncus,
 				};
 			}
+			img->ncus++;
 		}
+		if (next <= off)
+			break;
 		off = next;
 	}
 	if (img->nranges)
@@ -211,6 +266,9 @@ void image_close(struct image *img)
 		close(img->fd);
 	free(img->segs);
 	free(img->ranges);
+	for (size_t i = 0; i < img->ncus; i++)
+		cu_scopes_free(img->cus[i].sc);
+	free(img->cus);
 	free(img->src_root);
 	free(img->path);
 	free(img);
@@ -242,7 +300,8 @@ int image_has_dwarf(struct image *img)
 	return img->nranges > 0;
 }
 
-static bool find_cu(struct image *img, uint64_t addr, Dwarf_Die *cu)
+/* The CU whose ranges hold @addr: its index in img->cus, or -1. */
+static long find_cu(struct image *img, uint64_t addr)
 {
 	size_t lo = 0, hi = img->nranges;
 
@@ -257,8 +316,195 @@ static bool find_cu(struct image *img, uint64_t addr, Dwarf_Die *cu)
 	}
 	for (size_t i = lo; i-- > 0 && lo - i < 64;)
 		if (addr < img->ranges[i].hi)
-			return dwarf_offdie(img->dw, img->ranges[i].cu_off, cu) != NULL;
+			return img->ranges[i].cu;
+	return -1;
+}
+
+static void cu_scopes_free(struct cu_scopes *sc)
+{
+	if (!sc)
+		return;
+	free(sc->nodes);
+	free(sc->node_pieces);
+	free(sc->sorted);
+	free(sc);
+}
+
+static void add_piece(struct cu_scopes *sc, uint64_t lo, uint64_t hi, uint32_t node,
+		      uint32_t depth)
+{
+	if (sc->nnode_pieces == sc->node_pieces_cap) {
+		sc->node_pieces_cap = sc->node_pieces_cap ? sc->node_pieces_cap * 2 : 256;
+		sc->node_pieces = xrealloc(sc->node_pieces,
+					   sc->node_pieces_cap * sizeof(*sc->node_pieces));
+	}
+	sc->node_pieces[sc->nnode_pieces++] = (struct piece){ lo, hi, node, depth };
+}
+
+static uint32_t add_node(struct cu_scopes *sc, Dwarf_Die *die, uint32_t parent, bool inlined)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	struct scope *n;
+
+	if (sc->nnodes == sc->nodes_cap) {
+		sc->nodes_cap = sc->nodes_cap ? sc->nodes_cap * 2 : 256;
+		sc->nodes = xrealloc(sc->nodes, sc->nodes_cap * sizeof(*sc->nodes));
+	}
+	n = &sc->nodes[sc->nnodes];
+	*n = (struct scope){ .parent = parent, .inlined = inlined, .die = dwarf_dieoffset(die),
+			     .first_piece = (uint32_t)sc->nnode_pieces };
+	if (inlined) {
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0)
+			n->call_file = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		else
+			n->call_file = UINT32_MAX;
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0)
+			n->call_line = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	}
+	return (uint32_t)sc->nnodes++;
+}
+
+/*
+ * Collect the code scopes under @die (iteratively: a hostile file may nest
+ * deeply). A scope without address ranges (an abstract instance, a type)
+ * is not entered.
+ */
+static void walk_scopes(struct cu_scopes *sc, Dwarf_Die *cu)
+{
+	struct {
+		Dwarf_Die die;
+		uint32_t parent;
+	} stack[MAX_SCOPE_DEPTH];
+	int top = 0;
+
+	if (dwarf_child(cu, &stack[0].die) != 0)
+		return;
+	stack[0].parent = NO_SCOPE;
+	while (top >= 0) {
+		Dwarf_Die *die = &stack[top].die;
+		uint32_t parent = stack[top].parent, me = parent;
+		int tag = dwarf_tag(die);
+		bool descend = false;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		    tag == DW_TAG_lexical_block) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			size_t first = sc->nnode_pieces;
+
+			while ((it = dwarf_ranges(die, it, &base, &lo, &hi)) > 0) {
+				if (hi > lo)
+					add_piece(sc, lo, hi, 0, (uint32_t)top);
+			}
+			if (sc->nnode_pieces > first) {
+				descend = true;
+				if (tag != DW_TAG_lexical_block) {
+					me = add_node(sc, die, parent, tag == DW_TAG_inlined_subroutine);
+					sc->nodes[me].first_piece = (uint32_t)first;
+					sc->nodes[me].npieces = (uint16_t)(sc->nnode_pieces - first > 0xffff ?
+									0xffff : sc->nnode_pieces - first);
+					for (size_t i = first; i < sc->nnode_pieces; i++)
+						sc->node_pieces[i].node = me;
+				} else {
+					sc->nnode_pieces = first;	/* blocks only nest */
+				}
+			}
+		}
+		if (descend && top + 1 < MAX_SCOPE_DEPTH &&
+		    dwarf_child(die, &stack[top + 1].die) == 0) {
+			stack[top + 1].parent = me;
+			top++;
+			continue;
+		}
+		/* Next sibling, or the next sibling of the nearest ancestor that has one. */
+		while (top >= 0 && dwarf_siblingof(&stack[top].die, &stack[top].die) != 0)
+			top--;
+	}
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct piece *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static struct cu_scopes *cu_scopes(struct image *img, long cu_index, Dwarf_Die *cu)
+{
+	struct cu_info *ci = &img->cus[cu_index];
+	struct cu_scopes *sc;
+
+	if (ci->sc)
+		return ci->sc;
+	sc = xcalloc(1, sizeof(*sc));
+	walk_scopes(sc, cu);
+	/* Nodes took their pieces' node numbers; sort a copy for lookups. */
+	if (sc->nnode_pieces) {
+		sc->sorted = xmalloc(sc->nnode_pieces * sizeof(*sc->sorted));
+		memcpy(sc->sorted, sc->node_pieces, sc->nnode_pieces * sizeof(*sc->sorted));
+		qsort(sc->sorted, sc->nnode_pieces, sizeof(*sc->sorted), piece_cmp);
+	}
+	if (dwarf_getsrcfiles(cu, &sc->files, &sc->nfiles) != 0) {
+		sc->files = NULL;
+		sc->nfiles = 0;
+	}
+	ci->sc = sc;
+	return sc;
+}
+
+static bool node_has(const struct cu_scopes *sc, uint32_t node, uint64_t addr)
+{
+	const struct scope *n = &sc->nodes[node];
+
+	for (uint32_t i = 0; i < n->npieces; i++) {
+		const struct piece *p = &sc->node_pieces[n->first_piece + i];
+
+		if (addr >= p->lo && addr < p->hi)
+			return true;
+	}
 	return false;
+}
+
+/*
+ * The innermost scope holding @addr. Scopes nest, so it is the scope of
+ * the last piece starting at or before @addr (deepest first among equal
+ * starts), or the nearest of its ancestors that holds @addr.
+ */
+static uint32_t innermost(const struct cu_scopes *sc, uint64_t addr)
+{
+	size_t lo = 0, hi = sc->nnode_pieces;
+	uint32_t node;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (sc->sorted[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NO_SCOPE;
+	for (node = sc->sorted[lo - 1].node; node != NO_SCOPE; node = sc->nodes[node].parent)
+		if (node_has(sc, node, addr))
+			return node;
+	return NO_SCOPE;
+}
+
+static const char *scope_name(struct image *img, struct scope *n)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die die;
+
+	if (!n->name_done) {
+		n->name_done = 1;
+		if (dwarf_offdie(img->dw, n->die, &die))
+			n->name = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &attr));
+	}
+	return n->name;
 }
 
 static const char *short_path(struct image *img, const char *p)
@@ -295,14 +541,18 @@ static size_t append(char *buf, size_t len, size_t pos, const char *fmt, ...)
 
 size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	Dwarf_Files *files = NULL;
+	struct cu_scopes *sc;
 	Dwarf_Line *line;
 	const char *file;
+	Dwarf_Die cu;
 	size_t pos = 0;
-	int lineno = 0, n;
+	int lineno = 0;
+	long ci;
 
-	if (!img->dw || !len || !find_cu(img, addr, &cu))
+	if (!img->dw || !len)
+		return 0;
+	ci = find_cu(img, addr);
+	if (ci < 0 || !dwarf_offdie(img->dw, img->cus[ci].off, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (!line || !(file = dwarf_linesrc(line, NULL, NULL)))
@@ -310,23 +560,17 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	dwarf_lineno(line, &lineno);
 	pos = append(buf, len, pos, "%s:%d", short_path(img, file), lineno);
 
-	n = dwarf_getscopes(&cu, addr, &scopes);
-	dwarf_getsrcfiles(&cu, &files, NULL);
-	for (int i = 0; i < n; i++) {
-		Dwarf_Attribute attr;
-		Dwarf_Word call_file = 0, call_line = 0;
-		const char *name, *cfile = NULL;
+	/* Every inline frame, innermost first, up to the function. */
+	sc = cu_scopes(img, ci, &cu);
+	for (uint32_t node = innermost(sc, addr); node != NO_SCOPE && sc->nodes[node].inlined;
+	     node = sc->nodes[node].parent) {
+		struct scope *n = &sc->nodes[node];
+		const char *name = scope_name(img, n), *cfile = NULL;
 
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
-		name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr));
-		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &call_file) == 0 &&
-		    files)
-			cfile = dwarf_filesrc(files, call_file, NULL, NULL);
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call_line);
+		if (sc->files && n->call_file < sc->nfiles)
+			cfile = dwarf_filesrc(sc->files, n->call_file, NULL, NULL);
 		pos = append(buf, len, pos, " %s inlined at %s:%u", name ? name : "?",
-			     cfile ? short_path(img, cfile) : "?", (unsigned int)call_line);
+			     cfile ? short_path(img, cfile) : "?", n->call_line);
 	}
-	free(scopes);
 	return pos;
 }

@@ -291,6 +291,18 @@ ok_if "cli: a bad --cpu list is a usage error (exit 2)" \
 ok_if "cli: a reader that goes away (broken pipe) ends the output quietly" \
 	bash -c "set -o pipefail; '$BTS' -s '$S' '$T/many.bts' 2>'$T/pipe.err' | head -1 >/dev/null; rc=\$?; [ \$rc -eq 0 -o \$rc -eq 141 ] && ! grep -qE 'Sanitizer|runtime error' '$T/pipe.err'"
 
+# --- the fixture kernel: DWARF and instructions as a vmlinux has them ----
+FK=$BINDIR/fixture-kernel
+fk_addr() { nm "$FK" | awk -v s="$1" '$3 == s { print $1; exit }'; }
+# A record from every instruction to the next: every address has a location.
+objdump -d "$FK" | grep -E '^ *ffffffff8[0-9a-f]+:' | awk -F: '{ gsub(/ /, "", $1); print $1 }' >"$T/fk.addrs"
+paste -d' ' "$T/fk.addrs" <(tail -n +2 "$T/fk.addrs"; head -1 "$T/fk.addrs") >"$T/fk.recs"
+"$GEN" -o "$T/fk-all.bts" --stext "0x$(fk_addr _stext)" --records-file "$T/fk.recs"
+ok_if "inline: every address of the fixture has addr2line -i -f's chain, frame for frame" \
+	python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$FK" "$T/fk-all.bts"
+ok_if "inline: the six-deep chain of level6 in outer() is printed whole" \
+	bash -c "'$BTS' -k '$FK' '$T/fk-all.bts' | grep -qE 'level6 inlined at [^ ]+:[0-9]+ level5 inlined at [^ ]+:[0-9]+ level4 inlined at [^ ]+:[0-9]+ level3 inlined at [^ ]+:[0-9]+ level2 inlined at [^ ]+:[0-9]+ level1 inlined at [^ ]+:[0-9]+\]'"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0

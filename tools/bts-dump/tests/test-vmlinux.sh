@@ -101,6 +101,9 @@ ok_if "vmlinux: >= 90% of records have a file:line" \
 ok_if "vmlinux: inline frames are shown (some record is 'inlined at')" \
 	grep -qE '\[[^]]+:[0-9]+ [A-Za-z_0-9.]+ inlined at [^]]+:[0-9]+' "$T/plain.txt"
 
+ok_if "vmlinux: every address of a 3000-record history has addr2line -i -f's inline chain, frame for frame" \
+	python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$VMLINUX" "$T/walk.bts"
+
 # 5. Decoding: real call and conditional-jump instructions are classified.
 objdump -d --no-show-raw-insn --disassemble=start_kernel "$VMLINUX" >"$T/sk.dis" 2>/dev/null
 call=$(grep -E '^ *ffffffff[0-9a-f]+:\s+call +ffffffff' "$T/sk.dis" | sed -n 2p | awk -F: '{print $1}' | tr -d ' ')

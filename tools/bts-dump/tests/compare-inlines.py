@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare bts-dump's source locations and inline chains with addr2line.
+
+    compare-inlines.py BTS_DUMP ELF DUMP [ADDR2LINE]
+
+Runs `bts-dump --json -k ELF DUMP`, takes every address the records
+show a source location for (from and to), asks `addr2line -i -f -e ELF`
+about the same addresses and checks, frame for frame, that both give the
+same chain: the innermost location, then for each inline frame its
+function and the location it was inlined at. Prints a summary and the
+first differences; exits 1 on any difference.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+bts, elf, dump = sys.argv[1:4]
+addr2line = sys.argv[4] if len(sys.argv) > 4 else "addr2line"
+
+out = subprocess.run([bts, "--json", "--no-decode", "-k", elf, dump],
+                     capture_output=True, text=True)
+if out.returncode != 0:
+    sys.exit("bts-dump failed: " + out.stderr.strip()[-500:])
+
+ours = {}          # address -> src string or None
+for line in out.stdout.splitlines():
+    o = json.loads(line)
+    if o["type"] != "branch":
+        continue
+    for which in ("from", "to"):
+        a = int(o[which], 16)
+        if not a >> 63:
+            continue            # user space: no source
+        if which == "from" and o["sw"]:
+            a -= 1              # bts-dump looks up the call, before the return address
+        ours.setdefault(a, o.get(which + "_src"))
+
+addrs = sorted(ours)
+p = subprocess.run([addr2line, "-a", "-i", "-f", "-e", elf],
+                   input="".join("0x%x\n" % a for a in addrs),
+                   capture_output=True, text=True)
+if p.returncode != 0:
+    sys.exit("addr2line failed: " + p.stderr.strip()[-500:])
+
+theirs = {}
+cur = None
+lines = p.stdout.splitlines()
+i = 0
+while i < len(lines):
+    if re.match(r"^0x[0-9a-f]+$", lines[i]):
+        cur = int(lines[i], 16)
+        theirs[cur] = []
+        i += 1
+        continue
+    func, loc = lines[i], lines[i + 1] if i + 1 < len(lines) else "??:0"
+    theirs[cur].append((func, loc))
+    i += 2
+
+
+def norm_loc(loc):
+    loc = re.sub(r" \(discriminator \d+\)$", "", loc.strip())
+    path, _, line = loc.rpartition(":")
+    if path in ("??", "") or line in ("?", "0", ""):
+        return None
+    return (os.path.normpath(path), line)
+
+
+def same_loc(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return a[1] == b[1] and (a[0] == b[0] or b[0].endswith("/" + a[0]) or
+                             a[0].endswith("/" + b[0]))
+
+
+CHAIN = re.compile(r"^(\S+:\d+)((?: \S+ inlined at \S+:\d+)*)$")
+
+
+def our_frames(src):
+    """[(function or None, loc)] innermost first; the outer function is unnamed."""
+    if src is None:
+        return None
+    m = CHAIN.match(src)
+    if not m:
+        return "unparsable: " + src
+    frames = [[None, norm_loc(m.group(1))]]
+    for name, loc in re.findall(r" (\S+) inlined at (\S+:\d+)", m.group(2)):
+        frames[-1][0] = name
+        frames.append([None, norm_loc(loc)])
+    return frames
+
+
+diffs = []
+agree = 0
+for a in addrs:
+    mine = our_frames(ours[a])
+    their = theirs.get(a, [])
+    known = [(f, norm_loc(l)) for f, l in their]
+    if mine is None:
+        if not known or known[0][1] is None:
+            agree += 1
+        else:
+            diffs.append((a, "bts-dump: no location", their))
+        continue
+    if isinstance(mine, str):
+        diffs.append((a, mine, their))
+        continue
+    ok = len(mine) == len(known)
+    for k in range(min(len(mine), len(known))):
+        if not same_loc(mine[k][1], known[k][1]):
+            ok = False
+        if k + 1 < len(mine) and mine[k][0] != known[k][0]:
+            ok = False
+    if ok:
+        agree += 1
+    else:
+        diffs.append((a, ours[a], their))
+
+print("# %d addresses: %d agree with addr2line -i -f, %d differ" %
+      (len(addrs), agree, len(diffs)))
+for a, mine, their in diffs[:5]:
+    print("# 0x%x\n#   bts-dump:  %s\n#   addr2line: %s" %
+          (a, mine, " | ".join("%s %s" % ft for ft in their)))
+sys.exit(1 if diffs or not addrs else 0)
