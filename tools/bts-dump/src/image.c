@@ -70,6 +70,11 @@ struct cu_scopes {
 	size_t nfiles;
 };
 
+/* An instruction range the kernel may replace at boot (.altinstructions). */
+struct alt_site {
+	uint64_t lo, hi;
+};
+
 struct cu_info {
 	Dwarf_Off off;
 	struct cu_scopes *sc;		/* NULL until first used */
@@ -88,6 +93,9 @@ struct image {
 	size_t ncus;
 	char *src_root;		/* stripped from file names, or NULL */
 	uint64_t stext;
+	struct u64map jump_labels;	/* static-key site -> its jump target */
+	struct alt_site *alts;		/* alternative sites, sorted */
+	size_t nalts;
 };
 
 static void cu_scopes_free(struct cu_scopes *sc);
@@ -168,6 +176,103 @@ static void load_symbols(struct image *img, struct symtab *st)
 		st->link_addresses = 1;
 }
 
+/* The bytes of section @name, or NULL; *@addr is its address. */
+static Elf_Data *section_data(struct image *img, const char *name, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(img->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		n = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name)) {
+			*addr = sh.sh_addr;
+			return elf_getdata(scn, NULL);
+		}
+	}
+	return NULL;
+}
+
+static int alt_cmp(const void *a, const void *b)
+{
+	const struct alt_site *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * Where the kernel rewrites its own text at boot, from the vmlinux's
+ * tables of it (x86-64, Linux 6.12; a section of another size is
+ * ignored): __jump_table, struct jump_entry { s32 code, target; long key; }
+ * relative to each field, and .altinstructions, struct alt_instr
+ * { s32 instr_offset, repl_offset; u32 ft_flags; u8 instrlen, replacementlen; }
+ * packed, relative to the entry.
+ */
+static void load_patch_sites(struct image *img)
+{
+	uint64_t base;
+	Elf_Data *d;
+
+	d = section_data(img, "__jump_table", &base);
+	if (d && d->d_buf && d->d_size % 16 == 0) {
+		const uint8_t *p = d->d_buf;
+
+		for (size_t i = 0; i < d->d_size; i += 16) {
+			uint64_t code = base + i + (uint64_t)(int64_t)(int32_t)get_le32(p + i);
+			uint64_t target = base + i + 4 + (uint64_t)(int64_t)(int32_t)get_le32(p + i + 4);
+
+			*u64map_get(&img->jump_labels, code, 0) = target;
+		}
+	}
+	d = section_data(img, ".altinstructions", &base);
+	if (d && d->d_buf && d->d_size % 14 == 0 && d->d_size) {
+		const uint8_t *p = d->d_buf;
+
+		img->alts = xmalloc(d->d_size / 14 * sizeof(*img->alts));
+		for (size_t i = 0; i < d->d_size; i += 14) {
+			uint64_t lo = base + i + (uint64_t)(int64_t)(int32_t)get_le32(p + i);
+
+			img->alts[img->nalts++] = (struct alt_site){ lo, lo + p[i + 12] };
+		}
+		qsort(img->alts, img->nalts, sizeof(*img->alts), alt_cmp);
+	}
+}
+
+bool image_jump_label(struct image *img, uint64_t addr, uint64_t *target)
+{
+	uint64_t *v = u64map_find(&img->jump_labels, addr);
+
+	if (!v)
+		return false;
+	*target = *v;
+	return true;
+}
+
+bool image_in_alternative(struct image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->nalts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (img->alts[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Sites do not nest; a few may share a start. */
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
+		if (addr >= img->alts[i].lo && addr < img->alts[i].hi)
+			return true;
+	return false;
+}
+
 static int range_cmp(const void *a, const void *b)
 {
 	const struct cu_range *x = a, *y = b;
@@ -234,6 +339,7 @@ struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 	elf_version(EV_CURRENT);
 	img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
+	u64map_init(&img->jump_labels, 16);
 	img->fd = open_input(path, &sb);
 	if (img->fd < 0)
 		goto fail;
@@ -246,6 +352,7 @@ struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 	/* /proc/kcore has no sections: no symbols, no DWARF, just bytes. */
 	if (dwarf) {
 		load_symbols(img, st);
+		load_patch_sites(img);
 		load_dwarf(img);
 	}
 	return img;
@@ -266,6 +373,8 @@ void image_close(struct image *img)
 		close(img->fd);
 	free(img->segs);
 	free(img->ranges);
+	u64map_free(&img->jump_labels);
+	free(img->alts);
 	for (size_t i = 0; i < img->ncus; i++)
 		cu_scopes_free(img->cus[i].sc);
 	free(img->cus);

@@ -24,6 +24,14 @@ void image_close(struct image *img);
 /* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
 size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
 
+/*
+ * Whether the kernel rewrites the instruction at link address @addr at
+ * boot: a static key (jump label; *@target is where it jumps when on) or
+ * an alternative. Only a vmlinux has these tables.
+ */
+bool image_jump_label(struct image *img, uint64_t addr, uint64_t *target);
+bool image_in_alternative(struct image *img, uint64_t addr);
+
 /* Link address of _stext in the image's symbol table, or 0. */
 uint64_t image_stext(struct image *img);
 

@@ -124,6 +124,7 @@ static const char *transition(const struct bts_rec *rec)
 static const unsigned char kind_lens[KIND_NR] = {
 	[KIND_BRANCH] = 6, [KIND_CALL] = 4, [KIND_RET] = 3, [KIND_JMP] = 3, [KIND_JCC] = 3,
 	[KIND_SYSCALL] = 7, [KIND_SYSRET] = 6, [KIND_IRET] = 4, [KIND_INT] = 3, [KIND_EXC] = 3,
+	[KIND_PATCHED] = 7,
 };
 
 static void event_text(struct out *o, const struct print_opts *po, struct resolver *r,

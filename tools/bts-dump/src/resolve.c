@@ -22,6 +22,7 @@ const char kind_names[KIND_NR][8] = {
 	[KIND_IRET] = "iret",
 	[KIND_INT] = "int",
 	[KIND_EXC] = "exc",
+	[KIND_PATCHED] = "patched",
 };
 
 /*
@@ -66,6 +67,7 @@ void resolver_free(struct resolver *r)
 	symtab_free(&r->st);
 	u64map_free(&r->kind_cache);
 	u64map_free(&r->src_cache);
+	free(r->insns);
 	free(r->src_pool);
 	free(r->addrs);
 	free(r->text_arena);
@@ -138,6 +140,7 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 		/* Caches hold runtime addresses: a new bias invalidates them. */
 		u64map_free(&r->kind_cache);
 		u64map_free(&r->src_cache);
+		r->ninsns = 0;
 		u64map_init(&r->kind_cache, 1024);
 		u64map_init(&r->src_cache, 1024);
 	}
@@ -284,25 +287,120 @@ static enum branch_kind kind_of_insn(const cs_insn *insn)
 	return KIND_EXC;
 }
 
-/* Decode the instruction at runtime @addr; KIND_NR if its bytes are unknown. */
-static enum branch_kind decode(struct resolver *r, uint64_t addr)
+static bool starts_with(const char *s, const char *prefix)
 {
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Thunks the kernel's compiler calls and its boot code rewrites, by name. */
+static uint8_t thunk_kind(struct resolver *r, uint64_t target)
+{
+	const struct sym *s;
+	const char *name;
+
+	if (!r->have_syms || addr_is_user(target))
+		return THUNK_NONE;
+	s = symtab_lookup(&r->st, target - r->bias);
+	if (!s)
+		return THUNK_NONE;
+	name = sym_name(&r->st, s);
+	if (ends_with(name, "return_thunk") || ends_with(name, "_safe_ret") ||
+	    !strcmp(name, "__x86_return_skl"))
+		return THUNK_RETURN;
+	if (starts_with(name, "__x86_indirect_"))
+		return THUNK_INDIRECT;
+	if (starts_with(name, "__SCT__"))
+		return THUNK_STATIC_CALL;
+	return THUNK_NONE;
+}
+
+/* Decode the instruction at runtime @addr; kind KIND_NR if its bytes are unknown. */
+static struct decoded_insn decode(struct resolver *r, uint64_t addr)
+{
+	struct decoded_insn d = { .kind = KIND_NR };
 	csh h = (csh)(uintptr_t)r->cs;
 	uint8_t bytes[16];
-	enum branch_kind k;
 	cs_insn *insn;
 	size_t n = 0;
+	uint64_t t;
 
 	if (r->kcore)
 		n = image_read(r->kcore, addr, bytes, sizeof(bytes));
 	if (!n && r->vmlinux && !addr_is_user(addr))
 		n = image_read(r->vmlinux, addr - r->image_bias, bytes, sizeof(bytes));
+	if (r->vmlinux && !addr_is_user(addr)) {
+		if (image_jump_label(r->vmlinux, addr - r->image_bias, &t)) {
+			d.jump_label = 1;
+			d.jl_target = t + r->image_bias;
+		}
+		d.alternative = image_in_alternative(r->vmlinux, addr - r->image_bias);
+	}
 	if (!n)
-		return KIND_NR;
-	if (cs_disasm(h, bytes, n, addr, 1, &insn) != 1)
-		return KIND_EXC;	/* undecodable: not a branch we know */
-	k = kind_of_insn(insn);
+		return d;
+	if (cs_disasm(h, bytes, n, addr, 1, &insn) != 1) {
+		d.kind = KIND_EXC;	/* undecodable: not a branch we know */
+		return d;
+	}
+	d.kind = kind_of_insn(insn);
+	d.nop = insn->id == X86_INS_NOP || (insn->size == 2 && bytes[0] == 0x66 && bytes[1] == 0x90);
+	if ((d.kind == KIND_CALL || d.kind == KIND_JMP || d.kind == KIND_JCC) && insn->detail &&
+	    insn->detail->x86.op_count == 1 && insn->detail->x86.operands[0].type == X86_OP_IMM) {
+		d.direct = 1;
+		d.target = (uint64_t)insn->detail->x86.operands[0].imm;
+		d.thunk = thunk_kind(r, d.target);
+	}
 	cs_free(insn, 1);
+	return d;
+}
+
+/* Where interrupts and exceptions enter the kernel (IDT entries, by name). */
+static bool is_entry(struct resolver *r, const struct addr_info *ai)
+{
+	const char *name;
+
+	if (!ai->s)
+		return false;
+	name = sym_name(&r->st, ai->s);
+	return starts_with(name, "asm_") || starts_with(name, "irq_entries_start") ||
+	       starts_with(name, "spurious_entries_start") || starts_with(name, "entry_");
+}
+
+/*
+ * The kind of a record, from the instruction at its 'from', checked
+ * against where the CPU went. Bytes from a vmlinux are the code before
+ * the kernel rewrote itself at boot: a "jmp __x86_return_thunk" may have
+ * become a ret, a static key's NOP a jmp, an alternative or a static call
+ * something else. What the name of the target or the vmlinux's tables
+ * explain gets its real kind; what they do not is "patched", not a guess.
+ */
+static enum branch_kind checked_kind(struct resolver *r, const struct decoded_insn *d,
+				     const struct bts_rec *rec, const struct addr_info *ti)
+{
+	enum branch_kind k = (enum branch_kind)d->kind;
+
+	if (d->direct) {
+		if (d->target == rec->to)
+			return k;
+		if (d->thunk == THUNK_RETURN && k == KIND_JMP)
+			return KIND_RET;
+		if (d->thunk == THUNK_INDIRECT || d->thunk == THUNK_STATIC_CALL)
+			return k;	/* the target is chosen at run time */
+		return is_entry(r, ti) ? KIND_EXC : KIND_PATCHED;
+	}
+	if (d->nop) {
+		if (d->jump_label && d->jl_target == rec->to)
+			return KIND_JMP;
+		return is_entry(r, ti) ? KIND_EXC : KIND_PATCHED;
+	}
+	if (k == KIND_EXC && d->alternative && !is_entry(r, ti))
+		return KIND_PATCHED;
 	return k;
 }
 
@@ -318,10 +416,17 @@ struct classified classify(struct resolver *r, const struct bts_rec *rec,
 	if (r->cs) {
 		uint64_t *v = u64map_get(&r->kind_cache, rec->from, 0);
 
-		if (!*v)
-			*v = (uint64_t)decode(r, rec->from) + 1;
-		if (*v - 1 != KIND_NR)
-			return (struct classified){ (enum branch_kind)(*v - 1), false };
+		if (!*v) {
+			if (r->ninsns == r->insns_cap) {
+				r->insns_cap = r->insns_cap ? r->insns_cap * 2 : 1024;
+				r->insns = xrealloc(r->insns, r->insns_cap * sizeof(*r->insns));
+			}
+			r->insns[r->ninsns++] = decode(r, rec->from);
+			*v = r->ninsns;
+		}
+		if (r->insns[*v - 1].kind != KIND_NR)
+			return (struct classified){ checked_kind(r, &r->insns[*v - 1], rec, ti),
+						    false };
 	}
 	/* No bytes: infer what the symbols allow, and say it is a guess. */
 	if (addr_is_user(rec->from) && !addr_is_user(rec->to))

@@ -28,6 +28,7 @@ enum branch_kind {
 	KIND_IRET,
 	KIND_INT,	/* int n, int3, ud2: software interrupt or trap */
 	KIND_EXC,	/* from is no branch: an interrupt or exception */
+	KIND_PATCHED,	/* the vmlinux's bytes do not go there: rewritten at run time */
 	KIND_NR,
 };
 
@@ -39,6 +40,25 @@ struct classified {
 };
 
 struct image;
+
+/* What the instruction at a record's 'from' is, decoded once. */
+struct decoded_insn {
+	uint64_t target;	/* direct branches: where the bytes say (runtime) */
+	uint64_t jl_target;	/* static-key sites: where the key jumps (runtime) */
+	uint8_t kind;		/* enum branch_kind; KIND_NR: no bytes */
+	uint8_t direct;		/* has an immediate target */
+	uint8_t nop;
+	uint8_t thunk;		/* THUNK_*: the target is known by name */
+	uint8_t jump_label;	/* a __jump_table site */
+	uint8_t alternative;	/* inside an .altinstructions site */
+};
+
+enum {
+	THUNK_NONE,
+	THUNK_RETURN,		/* __x86_return_thunk & co: patched into ret */
+	THUNK_INDIRECT,		/* __x86_indirect_*thunk*: retpolines */
+	THUNK_STATIC_CALL,	/* __SCT__*: static call trampolines */
+};
 
 /*
  * What one runtime address is: its symbol and "sym+0xoff [mod]" ready to
@@ -69,7 +89,9 @@ struct resolver {
 	char *text_arena;		/* texts longer than addr_info.text */
 	size_t text_len, text_cap;
 	void *cs;			/* capstone handle */
-	struct u64map kind_cache;	/* runtime from -> enum branch_kind + 1 */
+	struct u64map kind_cache;	/* runtime from -> index in insns + 1 */
+	struct decoded_insn *insns;	/* what each decoded 'from' is */
+	size_t ninsns, insns_cap;
 	struct u64map src_cache;	/* runtime addr -> src_pool offset + 1 */
 	char *src_pool;
 	size_t src_len, src_cap;

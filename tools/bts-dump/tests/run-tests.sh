@@ -303,6 +303,9 @@ ok_if "inline: every address of the fixture has addr2line -i -f's chain, frame f
 ok_if "inline: the six-deep chain of level6 in outer() is printed whole" \
 	bash -c "'$BTS' -k '$FK' '$T/fk-all.bts' | grep -qE 'level6 inlined at [^ ]+:[0-9]+ level5 inlined at [^ ]+:[0-9]+ level4 inlined at [^ ]+:[0-9]+ level3 inlined at [^ ]+:[0-9]+ level2 inlined at [^ ]+:[0-9]+ level1 inlined at [^ ]+:[0-9]+\]'"
 
+ok_if "kinds: runtime-patched text (return thunk, retpoline, static key, alternative) is not misnamed" \
+	python3 "$(dirname "$0")/patched-kinds.py" "$BTS" "$GEN" "$FK" "$T"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0

@@ -106,10 +106,15 @@ ok_if "vmlinux: every address of a 3000-record history has addr2line -i -f's inl
 
 # 5. Decoding: real call and conditional-jump instructions are classified.
 objdump -d --no-show-raw-insn --disassemble=start_kernel "$VMLINUX" >"$T/sk.dis" 2>/dev/null
-call=$(grep -E '^ *ffffffff[0-9a-f]+:\s+call +ffffffff' "$T/sk.dis" | sed -n 2p | awk -F: '{print $1}' | tr -d ' ')
-jcc=$(grep -E '^ *ffffffff[0-9a-f]+:\s+j(e|ne|a|ae|b|be|g|ge|l|le|s|ns) ' "$T/sk.dis" | head -1 | awk -F: '{print $1}' | tr -d ' ')
+# Each branch goes where its bytes say (bts-dump checks the target).
+call_line=$(grep -E '^ *ffffffff[0-9a-f]+:\s+call +ffffffff' "$T/sk.dis" | sed -n 2p)
+jcc_line=$(grep -E '^ *ffffffff[0-9a-f]+:\s+j(e|ne|a|ae|b|be|g|ge|l|le|s|ns) +ffffffff' "$T/sk.dis" | head -1)
+call=$(echo "$call_line" | awk -F: '{print $1}' | tr -d ' ')
+call_to=$(echo "$call_line" | grep -oE 'call +ffffffff[0-9a-f]+' | awk '{print $2}')
+jcc=$(echo "$jcc_line" | awk -F: '{print $1}' | tr -d ' ')
+jcc_to=$(echo "$jcc_line" | grep -oE 'j[a-z]+ +ffffffff[0-9a-f]+' | awk '{print $2}')
 if [ -n "$call" ] && [ -n "$jcc" ]; then
-	"$GEN" -o "$T/dec.bts" --stext "0x$(addr_of _stext)" --rec "$call:$sk" --rec "$jcc:$sk" \
+	"$GEN" -o "$T/dec.bts" --stext "0x$(addr_of _stext)" --rec "$call:$call_to" --rec "$jcc:$jcc_to" \
 		--rec "$sk:$call"
 	"$BTS" -k "$VMLINUX" "$T/dec.bts" >"$T/dec.txt" 2>&1
 	ok_if "vmlinux: capstone classifies a call and a conditional jump of start_kernel" \
