@@ -99,10 +99,18 @@ static int parse_header(const uint8_t *buf, size_t avail, size_t len, struct bts
 	d->lost = get_le64(buf + BTS_OFF_LOST);
 	copy_label(d->source_name, buf + BTS_OFF_SOURCE_NAME, 16);
 	copy_label(d->release, buf + BTS_OFF_RELEASE, 64);
+	/* Fields that were reserved (zero) before: zero is "not recorded". */
+	memcpy(d->build_id, buf + BTS_OFF_BUILD_ID, BTS_BUILD_ID_MAX);
+	d->build_id_size = get_le32(buf + BTS_OFF_BUILD_ID_SIZE);
+	d->etext = get_le64(buf + BTS_OFF_ETEXT);
 
 	if (d->source > BTS_SOURCE_SW || (d->source == BTS_SOURCE_NONE && d->count))
 		return fail(err, errlen, BTS_OFF_SOURCE,
 			    "unknown source %u (1 = intel_bts, 2 = sw)", d->source);
+	if (d->build_id_size > BTS_BUILD_ID_MAX)
+		return fail(err, errlen, BTS_OFF_BUILD_ID_SIZE,
+			    "build_id_size %u is larger than the %d bytes of build_id",
+			    d->build_id_size, BTS_BUILD_ID_MAX);
 	if (d->fault_index != BTS_NO_FAULT && d->fault_index >= d->count)
 		return fail(err, errlen, BTS_OFF_FAULT_INDEX,
 			    "fault_index %u is outside the %u records",

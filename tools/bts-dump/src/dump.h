@@ -51,7 +51,11 @@
 #define BTS_OFF_LOST		64
 #define BTS_OFF_SOURCE_NAME	72
 #define BTS_OFF_RELEASE		88
-#define BTS_OFF_RESERVED	152
+#define BTS_OFF_BUILD_ID	152
+#define BTS_OFF_BUILD_ID_SIZE	172
+#define BTS_OFF_ETEXT		176
+#define BTS_OFF_RESERVED	184
+#define BTS_BUILD_ID_MAX	20
 
 struct bts_rec {
 	uint64_t from;
@@ -84,6 +88,9 @@ struct bts_dump {
 	uint64_t lost;
 	char source_name[17];
 	char release[65];
+	uint8_t build_id[BTS_BUILD_ID_MAX];
+	uint32_t build_id_size;	/* 0: not recorded (older kernels) */
+	uint64_t etext;		/* runtime _etext, 0: not recorded */
 	struct bts_rec *records;
 	void *map;		/* file mapping the records live in, or NULL */
 	size_t map_len;

@@ -8,6 +8,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -402,6 +403,17 @@ size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n)
 uint64_t image_stext(struct image *img)
 {
 	return img->stext;
+}
+
+size_t image_build_id(struct image *img, const uint8_t **id)
+{
+	const void *p;
+	ssize_t n = dwelf_elf_gnu_build_id(img->elf, &p);
+
+	if (n <= 0)
+		return 0;
+	*id = p;
+	return (size_t)n;
 }
 
 int image_has_dwarf(struct image *img)

@@ -35,6 +35,9 @@ bool image_in_alternative(struct image *img, uint64_t addr);
 /* Link address of _stext in the image's symbol table, or 0. */
 uint64_t image_stext(struct image *img);
 
+/* The image's GNU build ID (NT_GNU_BUILD_ID); returns its size, 0 if none. */
+size_t image_build_id(struct image *img, const uint8_t **id);
+
 /* Whether the image has DWARF line information. */
 int image_has_dwarf(struct image *img);
 

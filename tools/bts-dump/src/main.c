@@ -42,6 +42,8 @@ static const char *const usage_lines[] = {
 	"        --no-symbols       do not read /proc/kallsyms when nothing is given",
 	"        --no-lines         no file:line (faster with a large vmlinux)",
 	"        --no-decode        do not decode instructions; guess kinds from symbols",
+	"        --force            use a vmlinux/symbols that do not match the dumped",
+	"                           kernel's build ID or _etext (a warning, not an error)",
 	"  selecting records:",
 	"    -n, --last N           only the last N records of each CPU's window (0: all)",
 	"    -f, --since-fault      window starts at the fault record",
@@ -91,6 +93,7 @@ struct options {
 	const char *vmlinux;
 	const char *kcore;
 	bool no_symbols;
+	bool force;
 	bool capture;
 	bool hist, callgraph, folded;
 	unsigned int top;
@@ -328,6 +331,7 @@ enum {
 	OPT_CALLGRAPH,
 	OPT_FOLDED,
 	OPT_TOP,
+	OPT_FORCE,
 };
 
 int main(int argc, char **argv)
@@ -342,6 +346,7 @@ int main(int argc, char **argv)
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "no-decode", no_argument, NULL, OPT_NO_DECODE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "last", required_argument, NULL, 'n' },
 		{ "since-fault", no_argument, NULL, 'f' },
 		{ "until-fault", no_argument, NULL, 'F' },
@@ -399,6 +404,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_DECODE:
 			no_decode = true;
+			break;
+		case OPT_FORCE:
+			opt.force = true;
 			break;
 		case 'n':
 			if (parse_count("--last", optarg, &opt.walk.last))
@@ -510,6 +518,20 @@ int main(int argc, char **argv)
 			warn_msg("continuing without symbols");
 	}
 	resolver_ready(&r);
+	for (size_t i = 0; i < ndumps; i++) {
+		char why[512];
+
+		if (!cpu_selected(&opt, dumps[i].cpu) ||
+		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
+			continue;
+		if (!opt.force) {
+			error_msg("%s; give that kernel's, or --force", why);
+			status = 1;
+			goto out;
+		}
+		warn_msg("%s; --force: using it anyway", why);
+		break;
+	}
 
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)
@@ -528,6 +550,7 @@ int main(int argc, char **argv)
 	}
 	out_free(&o);
 	analysis_free(an);
+out:
 	for (size_t i = 0; i < ndumps; i++)
 		bts_dump_free(&dumps[i]);
 	free(dumps);

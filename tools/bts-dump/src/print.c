@@ -100,6 +100,19 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 	out_json_u64hex(o, ",\"kaslr_offset\":", d->kaslr_offset);
 	out_fmt(o, ",\"lost\":%llu,\"release\":", (unsigned long long)d->lost);
 	out_json_str(o, d->release, strlen(d->release));
+	out_lit(o, ",\"build_id\":");
+	if (d->build_id_size) {
+		out_char(o, '"');
+		for (uint32_t i = 0; i < d->build_id_size; i++)
+			out_fmt(o, "%02x", d->build_id[i]);
+		out_char(o, '"');
+	} else {
+		out_lit(o, "null");
+	}
+	if (d->etext)
+		out_json_u64hex(o, ",\"etext\":", d->etext);
+	else
+		out_lit(o, ",\"etext\":null");
 	out_lit(o, "}\n");
 }
 

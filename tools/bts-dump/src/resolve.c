@@ -75,6 +75,7 @@ void resolver_free(struct resolver *r)
 
 int resolver_add_symbols(struct resolver *r, const char *path)
 {
+	r->symbols_path = path;
 	if (symtab_load_kallsyms(&r->st, path)) {
 		/* Drop what a partly read file added. */
 		symtab_free(&r->st);
@@ -88,6 +89,9 @@ int resolver_add_symbols(struct resolver *r, const char *path)
 int resolver_add_vmlinux(struct resolver *r, const char *path)
 {
 	/* Without a System.map or kallsyms, the vmlinux is the symbol table. */
+	r->vmlinux_path = path;
+	if (!r->have_syms)
+		r->symbols_path = path;
 	r->vmlinux = image_open(path, r->have_syms ? NULL : &r->st, true);
 	if (!r->vmlinux)
 		return -1;
@@ -116,6 +120,49 @@ void resolver_ready(struct resolver *r)
 	}
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	r->cs = (void *)(uintptr_t)h;
+}
+
+static void hex(char *buf, size_t len, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", p[i]);
+	buf[2 * i] = '\0';
+}
+
+int resolver_check_kernel(struct resolver *r, const struct bts_dump *d, char *why,
+			  size_t len)
+{
+	char mine[2 * BTS_BUILD_ID_MAX + 1], theirs[2 * BTS_BUILD_ID_MAX + 1];
+	const uint8_t *id = NULL;
+	size_t n;
+
+	if (r->vmlinux && d->build_id_size) {
+		n = image_build_id(r->vmlinux, &id);
+		/* The kernel records 20 bytes; a shorter ID is padded with zeros. */
+		if (n > d->build_id_size || !n || memcmp(id, d->build_id, n) ||
+		    (d->build_id_size > n &&
+		     memcmp(d->build_id + n, (const uint8_t[BTS_BUILD_ID_MAX]){ 0 },
+			    d->build_id_size - n))) {
+			hex(mine, sizeof(mine), id, n);
+			hex(theirs, sizeof(theirs), d->build_id, d->build_id_size);
+			snprintf(why, len, "%s: build ID %s is not that of the kernel that wrote %s (%s, %s)",
+				 r->vmlinux_path, n ? mine : "(none)", d->path ? d->path : "the dump",
+				 theirs, d->release);
+			return -1;
+		}
+	}
+	if (r->have_syms && r->st.stext && r->st.etext && d->stext && d->etext &&
+	    r->st.etext + (d->stext - r->st.stext) != d->etext) {
+		snprintf(why, len, "%s: _etext at 0x%llx (moved with _stext: 0x%llx) is not that of the kernel that wrote %s (0x%llx, %s): symbols of another build",
+			 r->symbols_path ? r->symbols_path : "symbols",
+			 (unsigned long long)r->st.etext,
+			 (unsigned long long)(r->st.etext + (d->stext - r->st.stext)),
+			 d->path ? d->path : "the dump", (unsigned long long)d->etext, d->release);
+		return -1;
+	}
+	return 0;
 }
 
 void resolver_set_dump(struct resolver *r, const struct bts_dump *d)

@@ -79,6 +79,7 @@ struct resolver {
 	struct symtab st;
 	bool have_syms;
 	struct image *vmlinux;		/* symbols, lines, bytes (link addresses) */
+	const char *vmlinux_path, *symbols_path;	/* for messages */
 	struct image *kcore;		/* bytes (runtime addresses) */
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
 	bool want_decode;		/* decode instructions when bytes exist */
@@ -104,6 +105,14 @@ int resolver_add_vmlinux(struct resolver *r, const char *path);
 int resolver_add_kcore(struct resolver *r, const char *path);
 /* Call after the add_* calls, before the first lookup. */
 void resolver_ready(struct resolver *r);
+/*
+ * Whether the vmlinux and the symbol table belong to the kernel that wrote
+ * @d, as far as its header tells (build ID; runtime _etext): 0, or -1 with
+ * a one-line description of the mismatch in @why. Dumps of older kernels,
+ * without these fields, always pass.
+ */
+int resolver_check_kernel(struct resolver *r, const struct bts_dump *d, char *why,
+			  size_t len);
 /* Set the KASLR bias for the records of @d. */
 void resolver_set_dump(struct resolver *r, const struct bts_dump *d);
 

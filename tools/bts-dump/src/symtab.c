@@ -98,6 +98,8 @@ void symtab_add(struct symtab *st, uint64_t addr, uint64_t size, char type,
 	s->module = mod_len ? pool_add(st, module, mod_len) : 0;
 	if (name_len == 6 && !memcmp(name, "_stext", 6) && !mod_len)
 		st->stext = addr;
+	if (name_len == 6 && !memcmp(name, "_etext", 6) && !mod_len)
+		st->etext = addr;
 }
 
 static const char *skip_blank(const char *p, const char *end)

@@ -30,6 +30,7 @@ struct symtab {
 	size_t pool_len, pool_cap;
 	bool link_addresses;	/* System.map / vmlinux, not a live kallsyms */
 	uint64_t stext;		/* address of _stext in this table, 0 if none */
+	uint64_t etext;		/* address of _etext in this table, 0 if none */
 	/* bucket index over the densest range [idx_lo, idx_hi) */
 	uint64_t idx_lo, idx_hi;
 	unsigned int idx_shift;

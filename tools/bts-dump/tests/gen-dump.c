@@ -10,7 +10,8 @@
  * Header options set fields to any value, valid or not: --cpu --source
  * --flags --reason --fault-index --header-size --record-size --version
  * --magic --count --capacity --stext --kaslr --lost --release
- * --source-name; --truncate N cuts the file to N bytes, --garbage N
+ * --source-name --build-id HEX --build-id-size N --etext X; --truncate N
+ * cuts the file to N bytes, --garbage N
  * appends N bytes; --shift X adds X to every kernel address (KASLR).
  */
 #include <stdbool.h>
@@ -257,6 +258,20 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--source-name")) {
 			memset(h.source_name, 0, sizeof(h.source_name));
 			memcpy(h.source_name, v, strlen(v) < 15 ? strlen(v) : 15);
+		} else if (!strcmp(a, "--build-id")) {
+			size_t n = strlen(v) / 2;
+
+			memset(h.build_id, 0, sizeof(h.build_id));
+			for (size_t k = 0; k < n && k < sizeof(h.build_id); k++) {
+				char two[3] = { v[2 * k], v[2 * k + 1], 0 };
+
+				h.build_id[k] = (uint8_t)strtoul(two, NULL, 16);
+			}
+			h.build_id_size = (uint32_t)(n < 20 ? n : 20);
+		} else if (!strcmp(a, "--build-id-size")) {
+			h.build_id_size = (uint32_t)num(v);
+		} else if (!strcmp(a, "--etext")) {
+			h.etext = num(v);
 		} else if (!strcmp(a, "--truncate")) {
 			truncate_to = (long)num(v);
 		} else if (!strcmp(a, "--garbage")) {
@@ -322,6 +337,8 @@ int main(int argc, char **argv)
 	}
 	if (shift && !stext_set)
 		h.stext += shift;
+	if (shift && h.etext)
+		h.etext += shift;
 	h.count = count >= 0 ? (uint32_t)count : (uint32_t)nrecs;
 	if (h.count > h.capacity && count < 0)
 		h.capacity = h.count;

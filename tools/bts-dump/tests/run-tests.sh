@@ -306,6 +306,33 @@ ok_if "inline: the six-deep chain of level6 in outer() is printed whole" \
 ok_if "kinds: runtime-patched text (return thunk, retpoline, static key, alternative) is not misnamed" \
 	python3 "$(dirname "$0")/patched-kinds.py" "$BTS" "$GEN" "$FK" "$T"
 
+# --- does the vmlinux / System.map belong to the dumped kernel? -----------
+fk_id=$(readelf -n "$FK" | awk '/Build ID:/ { print $3 }')
+other_id=$(echo "$fk_id" | tr '0-9a-f' '1-9a-f0')
+fk_recs=(--stext "0x$(fk_addr _stext)" --rec "$(fk_addr start_kernel):$(fk_addr keyed)")
+"$GEN" -o "$T/id-same.bts" "${fk_recs[@]}" --build-id "$fk_id"
+"$GEN" -o "$T/id-other.bts" "${fk_recs[@]}" --build-id "$other_id"
+"$GEN" -o "$T/id-none.bts" "${fk_recs[@]}"
+ok_if "build id: a vmlinux with the dump's build ID is used without a word" \
+	bash -c "'$BTS' -k '$FK' '$T/id-same.bts' >'$T/id1.out' 2>'$T/id1.err' && [ ! -s '$T/id1.err' ] && grep -q 'start_kernel+0x0 .*-> keyed+0x0' '$T/id1.out'"
+ok_if "build id: a vmlinux of another build is refused in one line naming both IDs" \
+	bash -c "'$BTS' -k '$FK' '$T/id-other.bts' >'$T/id2.out' 2>'$T/id2.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/id2.err') -eq 1 ] && grep -q '$fk_id' '$T/id2.err' && grep -q '$other_id' '$T/id2.err' && grep -q -- '--force' '$T/id2.err' && ! grep -q 'keyed' '$T/id2.out'"
+ok_if "build id: --force uses it anyway, with one warning" \
+	bash -c "'$BTS' --force -k '$FK' '$T/id-other.bts' >'$T/id3.out' 2>'$T/id3.err' && [ \$(wc -l <'$T/id3.err') -eq 1 ] && grep -q 'warning' '$T/id3.err' && grep -q 'keyed+0x0' '$T/id3.out'"
+ok_if "build id: a dump without one (older kernels) is read as before" \
+	bash -c "'$BTS' -k '$FK' '$T/id-none.bts' >'$T/id4.out' 2>'$T/id4.err' && [ ! -s '$T/id4.err' ] && grep -q 'keyed+0x0' '$T/id4.out'"
+"$GEN" -o "$T/etext-same.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 --etext 0xffffffff93000500 \
+	--rec ffffffff93000310:ffffffff93000400
+"$GEN" -o "$T/etext-other.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 --etext 0xffffffff93000a80 \
+	--rec ffffffff93000310:ffffffff93000400
+ok_if "build id: a System.map whose _etext matches the dump's is used" \
+	bash -c "'$BTS' -s '$S' '$T/etext-same.bts' >'$T/et1.out' 2>'$T/et1.err' && [ ! -s '$T/et1.err' ] && grep -q 'ksys_read+0x10 -> vfs_read+0x0' '$T/et1.out'"
+ok_if "build id: a System.map of another build (_etext elsewhere) is refused in one line" \
+	bash -c "'$BTS' -s '$S' '$T/etext-other.bts' >'$T/et2.out' 2>'$T/et2.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/et2.err') -eq 1 ] && grep -q '_etext' '$T/et2.err' && ! grep -q 'vfs_read' '$T/et2.out'"
+"$GEN" -o "$T/id-badsize.bts" "${fk_recs[@]}" --build-id "$fk_id" --build-id-size 21
+ok_if "build id: a build_id_size over 20 is a one-line error at offset 172" \
+	one_line_error "$T/id-badsize.bts" "offset 172: build_id_size 21"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0
