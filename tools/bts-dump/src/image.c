@@ -78,6 +78,7 @@ struct alt_site {
 
 struct cu_info {
 	Dwarf_Off off;
+	Dwarf_Die die;			/* valid once @sc is set */
 	struct cu_scopes *sc;		/* NULL until first used */
 };
 
@@ -85,6 +86,8 @@ struct image {
 	char *path;
 	int fd;
 	Elf *elf;
+	const uint8_t *raw;	/* the file as libelf mapped it, or NULL (kcore) */
+	size_t raw_len;
 	struct segment *segs;
 	size_t nsegs;
 	Dwarf *dw;
@@ -350,6 +353,12 @@ struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 		goto fail;
 	}
 	load_segments(img);
+	/* A file libelf mapped is read from memory; /proc/kcore with pread. */
+	if (dwarf) {
+		char *raw = elf_rawfile(img->elf, &img->raw_len);
+
+		img->raw = (const uint8_t *)raw;
+	}
 	/* /proc/kcore has no sections: no symbols, no DWARF, just bytes. */
 	if (dwarf) {
 		load_symbols(img, st);
@@ -394,6 +403,16 @@ size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n)
 			continue;
 		if (n > s->size - (addr - s->vaddr))
 			n = (size_t)(s->size - (addr - s->vaddr));
+		if (img->raw) {
+			uint64_t off = s->offset + (addr - s->vaddr);
+
+			if (off >= img->raw_len)
+				return 0;
+			if (n > img->raw_len - off)
+				n = (size_t)(img->raw_len - off);
+			memcpy(buf, img->raw + off, n);
+			return n;
+		}
 		r = pread(img->fd, buf, n, (off_t)(s->offset + (addr - s->vaddr)));
 		return r > 0 ? (size_t)r : 0;
 	}
@@ -560,6 +579,7 @@ static struct cu_scopes *cu_scopes(struct image *img, long cu_index, Dwarf_Die *
 
 	if (ci->sc)
 		return ci->sc;
+	ci->die = *cu;
 	sc = xcalloc(1, sizeof(*sc));
 	walk_scopes(sc, cu);
 	/* Nodes took their pieces' node numbers; sort a copy for lookups. */
@@ -673,8 +693,13 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	if (!img->dw || !len)
 		return 0;
 	ci = find_cu(img, addr);
-	if (ci < 0 || !dwarf_offdie(img->dw, img->cus[ci].off, &cu))
+	if (ci < 0)
 		return 0;
+	if (img->cus[ci].sc) {
+		cu = img->cus[ci].die;
+	} else if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu)) {
+		return 0;
+	}
 	line = dwarf_getsrc_die(&cu, addr);
 	if (!line || !(file = dwarf_linesrc(line, NULL, NULL)))
 		return 0;

@@ -291,6 +291,23 @@ const char *resolve_src(struct resolver *r, uint64_t addr)
 	return r->src_pool + *v - 2;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n)
+{
+	if (!r->want_src || !r->vmlinux || n < 2)
+		return;
+	qsort(addrs, n, sizeof(*addrs), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!i || addrs[i] != addrs[i - 1])
+			resolve_src(r, addrs[i]);
+}
+
 static enum branch_kind kind_of_insn(const cs_insn *insn)
 {
 	switch (insn->id) {

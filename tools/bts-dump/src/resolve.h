@@ -186,6 +186,13 @@ static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,
 /* "file:line [inline chain]" for runtime @addr, or NULL. */
 const char *resolve_src(struct resolver *r, uint64_t addr);
 
+/*
+ * Look up the locations of @addrs (sorted here) ahead of printing: in
+ * address order, one CU's line table and scopes after the other, the
+ * lookups stay in the cache instead of jumping across the DWARF.
+ */
+void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n);
+
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);
 

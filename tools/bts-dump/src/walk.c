@@ -5,6 +5,8 @@
  * the printer or the analyses. Records before the selected window still
  * feed the call-stack model, so depths inside the window are right.
  */
+#include <stdlib.h>
+
 #include "event.h"
 
 /* How many records ahead to prefetch address slots (memory latency / work per record). */
@@ -41,6 +43,25 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 		if ((opt->since_fault || opt->until_fault) && fault == BTS_NO_FAULT &&
 		    opt->po.fmt == FMT_TEXT && d->count)
 			out_str(o, "  (no fault recorded in this dump)\n");
+	}
+
+	/* Many new addresses: find their source lines in address order first. */
+	if (listing && end - first >= 256 && r->want_src && r->vmlinux &&
+	    (opt->po.fmt == FMT_TEXT || opt->po.fmt == FMT_JSON)) {
+		bool both = opt->po.fmt == FMT_JSON;
+		uint64_t *a = xmalloc((size_t)(end - first) * 2 * sizeof(*a));
+		size_t n = 0;
+
+		for (uint32_t i = first; i < end; i++) {
+			const struct bts_rec *rec = &d->records[i];
+
+			if (!addr_is_user(rec->from))
+				a[n++] = rec->flags & BTS_FLAG_SW ? rec->from - 1 : rec->from;
+			if (both && !addr_is_user(rec->to))
+				a[n++] = rec->to;
+		}
+		resolve_src_many(r, a, n);
+		free(a);
 	}
 
 	/* Records before the window still build the call stack. */

@@ -4,6 +4,12 @@
 
     compare-inlines.py BTS_DUMP ELF DUMP [ADDR2LINE]
 
+ADDR2LINE defaults to llvm-addr2line if installed, else addr2line. GNU
+addr2line 2.40 (Debian 12) names the wrong file for the out-of-line copy
+of a function defined in a header in DWARF 5 (mm/sparse.c:1875 for
+include/linux/mmzone.h:1875, __nr_to_section): llvm-addr2line and libdw
+agree there, so the LLVM one is the reference where it exists.
+
 Runs `bts-dump --json -k ELF DUMP`, takes every address the records
 show a source location for (from and to), asks `addr2line -i -f -e ELF`
 about the same addresses and checks, frame for frame, that both give the
@@ -14,11 +20,13 @@ first differences; exits 1 on any difference.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 bts, elf, dump = sys.argv[1:4]
-addr2line = sys.argv[4] if len(sys.argv) > 4 else "addr2line"
+addr2line = sys.argv[4] if len(sys.argv) > 4 else (
+    "llvm-addr2line" if shutil.which("llvm-addr2line") else "addr2line")
 
 out = subprocess.run([bts, "--json", "--no-decode", "-k", elf, dump],
                      capture_output=True, text=True)
@@ -118,9 +126,9 @@ for a in addrs:
     else:
         diffs.append((a, ours[a], their))
 
-print("# %d addresses: %d agree with addr2line -i -f, %d differ" %
-      (len(addrs), agree, len(diffs)))
-for a, mine, their in diffs[:5]:
+print("# %d addresses: %d agree with %s -i -f, %d differ" %
+      (len(addrs), agree, addr2line, len(diffs)))
+for a, mine, their in diffs[:int(os.environ.get("SHOW","5"))]:
     print("# 0x%x\n#   bts-dump:  %s\n#   addr2line: %s" %
           (a, mine, " | ".join("%s %s" % ft for ft in their)))
 sys.exit(1 if diffs or not addrs else 0)

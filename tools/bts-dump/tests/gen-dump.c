@@ -4,6 +4,10 @@
  *
  *   gen-dump -o OUT [header options] [--rec FROM:TO[:FLAGS]]...
  *   gen-dump -o OUT --walk N --symbols FILE [--seed S]   realistic history
+ *   gen-dump -o OUT --spread N --symbols FILE [--seed S] N records between
+ *                               random places of random functions: nearly
+ *                               every address distinct (the worst case of
+ *                               the per-address DWARF lookups)
  *   gen-dump -o OUT --records-file FILE                  "from to [flags]" lines
  *   gen-dump --synthetic-symbols FILE N                  a kallsyms-like file
  *
@@ -171,6 +175,24 @@ static void walk(size_t count, const char *symbols, uint64_t *stext)
 	free(fns);
 }
 
+static void spread(size_t count, const char *symbols, uint64_t *stext)
+{
+	size_t nfns;
+	struct fn *fns = load_fns(symbols, &nfns, stext);
+
+	if (!nfns) {
+		fprintf(stderr, "%s: no text symbols\n", symbols);
+		exit(2);
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct fn *a = &fns[rnd() % nfns], *b = &fns[rnd() % nfns];
+
+		add_rec(a->addr + rnd() % (a->size > 1 ? a->size : 1),
+			b->addr + rnd() % (b->size > 1 ? b->size : 1), 0);
+	}
+	free(fns);
+}
+
 static void synthetic_symbols(const char *path, unsigned long n)
 {
 	FILE *f = fopen(path, "w");
@@ -200,7 +222,7 @@ int main(int argc, char **argv)
 	struct gen_hdr h = gen_default_hdr();
 	const char *out = NULL, *symbols = NULL;
 	long truncate_to = -1, garbage = 0, count = -1;
-	size_t walk_count = 0, len;
+	size_t walk_count = 0, spread_count = 0, len;
 	uint64_t stext = 0, shift = 0;
 	bool stext_set = false;
 	uint8_t *buf;
@@ -300,6 +322,8 @@ int main(int argc, char **argv)
 					add_rec(from, to, fl);
 			}
 			fclose(rf);
+		} else if (!strcmp(a, "--spread")) {
+			spread_count = (size_t)num(v);
 		} else if (!strcmp(a, "--walk")) {
 			walk_count = (size_t)num(v);
 		} else if (!strcmp(a, "--symbols")) {
@@ -316,6 +340,15 @@ int main(int argc, char **argv)
 	if (!out) {
 		fprintf(stderr, "usage: gen-dump -o OUT [options] (see the source)\n");
 		return 2;
+	}
+	if (spread_count) {
+		if (!symbols) {
+			fprintf(stderr, "gen-dump: --spread needs --symbols\n");
+			return 2;
+		}
+		spread(spread_count, symbols, &stext);
+		if (!stext_set)
+			h.stext = stext;
 	}
 	if (walk_count) {
 		if (!symbols) {
