@@ -195,7 +195,10 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 		(unsigned long long)a->total);
 	c = sorted_counts(&a->targets, &n);
 	for (size_t i = 0; i < n && i < top; i++) {
-		const struct sym *s = resolve_sym(r, c[i].key);
+		const struct sym *s;
+
+		resolver_between_records(r);
+		s = resolve_sym(r, c[i].key);
 		const char *src = resolve_src(r, c[i].key);
 
 		out_udec_w(o, c[i].count, 11);

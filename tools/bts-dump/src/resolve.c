@@ -230,9 +230,21 @@ const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
 {
 	const struct sym *s = symtab_lookup(&r->st, addr - r->bias);
 	char buf[MAX_TEXT + 128];
+	size_t scratch = SIZE_MAX;
 	struct out o;
 
-	r->addrs_n++;
+	/*
+	 * Keep a free slot: a lookup in a full table would never end. Callers
+	 * outside the walk (--hist's rows) do not make room between lookups,
+	 * so past 3/4 full an address goes to a scratch slot, not the table;
+	 * four of them, so one record's addresses stay valid together.
+	 */
+	if ((r->addrs_n + 1) * 4 > (r->addrs_mask + 1) * 3) {
+		scratch = r->scratch_next++ % ARRAY_SIZE(r->scratch);
+		slot = &r->scratch[scratch];
+	} else {
+		r->addrs_n++;
+	}
 	*slot = (struct addr_info){ .addr = addr, .s = s, .text_inline = 1 };
 	if (!s)
 		return slot;
@@ -251,6 +263,12 @@ const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
 	slot->at_entry = addr - r->bias == s->addr;
 	if (o.len <= sizeof(slot->text)) {
 		memcpy(slot->text, buf, o.len);
+		return slot;
+	}
+	if (scratch != SIZE_MAX) {
+		memcpy(r->scratch_text[scratch], buf, o.len);
+		slot->text_inline = 2;
+		slot->text_off = (uint32_t)scratch;
 		return slot;
 	}
 	/* Offsets, not pointers, refer to the arena: it may move. */

@@ -71,7 +71,7 @@ struct addr_info {
 	uint32_t text_off;	/* in resolver.text_arena when not inline */
 	uint16_t text_len;	/* 0 without a symbol */
 	uint8_t at_entry;	/* the address is the symbol's first byte */
-	uint8_t text_inline;	/* the text is in @text */
+	uint8_t text_inline;	/* 1: in @text, 2: in resolver.scratch_text */
 	char text[40];
 };
 
@@ -88,6 +88,9 @@ struct resolver {
 	struct addr_info *addrs;	/* open addressing, mask + 1 slots */
 	size_t addrs_mask, addrs_n;
 	char *text_arena;		/* texts longer than addr_info.text */
+	struct addr_info scratch[4];	/* lookups past the table's fill limit */
+	char scratch_text[4][1024 + 128 + 16];
+	unsigned int scratch_next;
 	size_t text_len, text_cap;
 	void *cs;			/* capstone handle */
 	struct u64map kind_cache;	/* runtime from -> index in insns + 1 */
@@ -159,7 +162,9 @@ static inline void resolve_prefetch(const struct resolver *r, uint64_t addr)
 
 static inline const char *addr_text(const struct resolver *r, const struct addr_info *ai)
 {
-	return ai->text_inline ? ai->text : r->text_arena + ai->text_off;
+	if (ai->text_inline == 1)
+		return ai->text;
+	return ai->text_inline ? r->scratch_text[ai->text_off] : r->text_arena + ai->text_off;
 }
 
 /* Room for a record's addresses; may move or empty the table. */

@@ -501,6 +501,36 @@ static void test_kaslr_bias(void)
 	report(ok, "resolve: a System.map resolves runtime addresses under KASLR");
 }
 
+/*
+ * --hist --top N looks up every hot target after the walk, without the
+ * between-records step that grows the address table: with more distinct
+ * targets than the table has room for, lookups must still end.
+ */
+static void test_resolve_never_fills_the_table(void)
+{
+	const char *text = "ffffffff81000000 T _stext\nffffffff81000100 T big_fn\n"
+			   "ffffffff81100000 T _etext\n";
+	char *path = write_tmp(text, strlen(text));
+	struct bts_dump d = { 0 };
+	struct resolver r;
+	size_t named = 0;
+	bool ok = true;
+
+	resolver_init(&r);
+	CHECK(resolver_add_symbols(&r, path) == 0);
+	resolver_ready(&r);
+	resolver_set_dump(&r, &d);
+	alarm(60);	/* a lookup that never ends fails the run, not hangs it */
+	for (uint64_t a = 0xffffffff81000100ULL; a < 0xffffffff81000100ULL + 20000; a++)
+		named += resolve_sym(&r, a) != NULL;
+	alarm(0);
+	CHECK(named == 20000);
+	resolver_free(&r);
+	unlink(path);
+	free(path);
+	report(ok, "resolve: 20000 lookups without a between-records step end and stay right");
+}
+
 static void test_stack_calls_returns(void)
 {
 	struct callstack cs = { .n = 0 };
@@ -599,6 +629,7 @@ int main(void)
 	test_symtab_one_bad_line();
 	test_symtab_index();
 	test_kaslr_bias();
+	test_resolve_never_fills_the_table();
 	test_stack_calls_returns();
 	test_stack_call_edges();
 	test_out_format();
