@@ -147,6 +147,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	const char *kind = kind_names[ev->c.kind];
 	size_t klen = kind_lens[ev->c.kind];
 	const char *src, *tr;
+	size_t src_len;
 	int depth = 0;
 	char *p;
 
@@ -185,10 +186,10 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		out_char(o, ' ');
 	}
 	out_addr(o, r, rec->from, ev->from);
-	src = resolve_src(r, src_addr(rec));
+	src = resolve_src(r, src_addr(rec), &src_len);
 	if (src) {
 		out_lit(o, " [");
-		out_str(o, src);
+		out_mem(o, src, src_len);
 		out_char(o, ']');
 	}
 	out_lit(o, " -> ");
@@ -211,7 +212,8 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 static void json_sym(struct out *o, struct resolver *r, const char *which, uint64_t addr,
 		     uint64_t src_at, const struct sym *s)
 {
-	const char *src = resolve_src(r, src_at);
+	size_t src_len;
+	const char *src = resolve_src(r, src_at, &src_len);
 
 	out_lit(o, ",\"");
 	out_str(o, which);
@@ -242,7 +244,7 @@ static void json_sym(struct out *o, struct resolver *r, const char *which, uint6
 		out_lit(o, ",\"");
 		out_str(o, which);
 		out_lit(o, "_src\":");
-		out_json_str(o, src, strlen(src));
+		out_json_str(o, src, src_len);
 	}
 }
 

@@ -283,7 +283,10 @@ const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
 	return slot;
 }
 
-const char *resolve_src(struct resolver *r, uint64_t addr)
+/* src_cache values: 1 = no location, else (pool offset + 2) | length << 40. */
+#define SRC_LEN_SHIFT	40
+
+const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
 {
 	char buf[1024];
 	uint64_t *v;
@@ -292,8 +295,12 @@ const char *resolve_src(struct resolver *r, uint64_t addr)
 	if (!r->want_src || !r->vmlinux || addr_is_user(addr))
 		return NULL;
 	v = u64map_get(&r->src_cache, addr, 0);
-	if (*v)
-		return *v == 1 ? NULL : r->src_pool + *v - 2;
+	if (*v) {
+		if (*v == 1)
+			return NULL;
+		*len = (size_t)(*v >> SRC_LEN_SHIFT);
+		return r->src_pool + (*v & ((1ULL << SRC_LEN_SHIFT) - 1)) - 2;
+	}
 	n = image_srcline(r->vmlinux, addr - r->image_bias, buf, sizeof(buf));
 	if (!n) {
 		*v = 1;
@@ -304,26 +311,36 @@ const char *resolve_src(struct resolver *r, uint64_t addr)
 		r->src_pool = xrealloc(r->src_pool, r->src_cap);
 	}
 	memcpy(r->src_pool + r->src_len, buf, n + 1);
-	*v = r->src_len + 2;
+	*v = (r->src_len + 2) | (uint64_t)n << SRC_LEN_SHIFT;
+	*len = n;
 	r->src_len += n + 1;
-	return r->src_pool + *v - 2;
+	return r->src_pool + r->src_len - n - 1;
 }
 
-static int u64_cmp(const void *a, const void *b)
+void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	if (!r->have_syms || n < 2)
+		return;
+	sort_u64(addrs, n);
+	for (size_t i = 0, done = 0; i < n && done < MAX_ADDRS / 2; i++) {
+		if (i && addrs[i] == addrs[i - 1])
+			continue;
+		resolver_between_records(r);
+		resolve_addr(r, addrs[i]);
+		done++;
+	}
 }
 
 void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n)
 {
 	if (!r->want_src || !r->vmlinux || n < 2)
 		return;
-	qsort(addrs, n, sizeof(*addrs), u64_cmp);
+	size_t len;
+
+	sort_u64(addrs, n);
 	for (size_t i = 0; i < n; i++)
 		if (!i || addrs[i] != addrs[i - 1])
-			resolve_src(r, addrs[i]);
+			resolve_src(r, addrs[i], &len);
 }
 
 static enum branch_kind kind_of_insn(const cs_insn *insn)

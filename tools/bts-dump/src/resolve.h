@@ -188,8 +188,8 @@ static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,
 	return addr - r->bias - s->addr;
 }
 
-/* "file:line [inline chain]" for runtime @addr, or NULL. */
-const char *resolve_src(struct resolver *r, uint64_t addr);
+/* "file:line [inline chain]" for runtime @addr and its length, or NULL. */
+const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len);
 
 /*
  * Look up the locations of @addrs (sorted here) ahead of printing: in
@@ -197,6 +197,8 @@ const char *resolve_src(struct resolver *r, uint64_t addr);
  * lookups stay in the cache instead of jumping across the DWARF.
  */
 void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n);
+/* The same for the symbols of @addrs. */
+void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n);
 
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);

@@ -266,26 +266,68 @@ void out_fmt(struct out *o, const char *fmt, ...)
 void out_json_str(struct out *o, const char *s, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
+	size_t i = 0;
 
 	out_char(o, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		size_t run = i;
+		unsigned char c;
 
+		/* Copy a run of plain characters at once. */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		out_mem(o, s + i, run - i);
+		if (run == n)
+			break;
+		c = (unsigned char)s[run];
 		if (c == '"' || c == '\\') {
 			out_char(o, '\\');
 			out_char(o, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
+		} else {
 			char *p = out_reserve(o, 6);
 
 			memcpy(p, "\\u00", 4);
 			p[4] = digits[c >> 4];
 			p[5] = digits[c & 15];
 			o->len += 6;
-		} else {
-			out_char(o, (char)c);
 		}
+		i = run + 1;
 	}
 	out_char(o, '"');
+}
+
+void sort_u64(uint64_t *a, size_t n)
+{
+	uint64_t *tmp, *src = a, *dst;
+	size_t count[65536];
+
+	if (n < 2)
+		return;
+	tmp = xmalloc(n * sizeof(*tmp));
+	dst = tmp;
+	/* LSD radix sort, 16 bits a pass: four passes, stable. */
+	for (int shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		for (size_t b = 0; b < 65536; b++) {
+			size_t c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	/* Four passes end in @a again. */
+	free(tmp);
 }
 
 void u64map_init(struct u64map *m, size_t cap_hint)

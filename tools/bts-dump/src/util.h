@@ -152,6 +152,9 @@ void out_fmt(struct out *o, const char *fmt, ...)
 /* A JSON string literal with quotes; bytes outside printable ASCII escaped. */
 void out_json_str(struct out *o, const char *s, size_t n);
 
+/* Sort @n values ascending (radix sort; allocates n more). */
+void sort_u64(uint64_t *a, size_t n);
+
 /*
  * u64 -> u64 map with open addressing. Key ~0 marks empty slots and is kept aside.
  */

@@ -12,6 +12,38 @@
 /* How many records ahead to prefetch address slots (memory latency / work per record). */
 #define PREFETCH_AHEAD	16
 
+/*
+ * Symbols and source lines of the records in [@first, @end), looked up in
+ * address order before the listing asks for them in record order: one
+ * CU's line table and scopes, one stretch of the symbol table after the
+ * other, in the cache, instead of a jump across them per address.
+ */
+static void warm_up(struct resolver *r, const struct bts_dump *d, uint32_t first,
+		    uint32_t end, bool both_src)
+{
+	uint64_t *syms = xmalloc((size_t)(end - first) * 2 * sizeof(*syms));
+	uint64_t *srcs = xmalloc((size_t)(end - first) * 2 * sizeof(*srcs));
+	size_t ns = 0, nl = 0;
+
+	for (uint32_t i = first; i < end; i++) {
+		const struct bts_rec *rec = &d->records[i];
+
+		if (!addr_is_user(rec->from)) {
+			syms[ns++] = rec->from;
+			srcs[nl++] = rec->flags & BTS_FLAG_SW ? rec->from - 1 : rec->from;
+		}
+		if (!addr_is_user(rec->to)) {
+			syms[ns++] = rec->to;
+			if (both_src)
+				srcs[nl++] = rec->to;
+		}
+	}
+	resolve_addr_many(r, syms, ns);
+	resolve_src_many(r, srcs, nl);
+	free(syms);
+	free(srcs);
+}
+
 void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	       struct analysis *an, const struct bts_dump *d)
 {
@@ -45,24 +77,9 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 			out_str(o, "  (no fault recorded in this dump)\n");
 	}
 
-	/* Many new addresses: find their source lines in address order first. */
-	if (listing && end - first >= 256 && r->want_src && r->vmlinux &&
-	    (opt->po.fmt == FMT_TEXT || opt->po.fmt == FMT_JSON)) {
-		bool both = opt->po.fmt == FMT_JSON;
-		uint64_t *a = xmalloc((size_t)(end - first) * 2 * sizeof(*a));
-		size_t n = 0;
-
-		for (uint32_t i = first; i < end; i++) {
-			const struct bts_rec *rec = &d->records[i];
-
-			if (!addr_is_user(rec->from))
-				a[n++] = rec->flags & BTS_FLAG_SW ? rec->from - 1 : rec->from;
-			if (both && !addr_is_user(rec->to))
-				a[n++] = rec->to;
-		}
-		resolve_src_many(r, a, n);
-		free(a);
-	}
+	/* Many new addresses: look them up in address order first. */
+	if (listing && end - first >= 256 && opt->po.fmt != FMT_PERF)
+		warm_up(r, d, first, end, opt->po.fmt == FMT_JSON);
 
 	/* Records before the window still build the call stack. */
 	for (uint32_t i = 0; i < end; i++) {
