@@ -6,13 +6,19 @@
 # against `trace-cmd report` on a trace.dat of bts entries. Prints figures,
 # asserts nothing.
 #
-#   bench.sh BTS_DUMP GEN_DUMP RECORDS [SYSTEM_MAP] [TRACE_DAT]
+#   bench.sh BTS_DUMP GEN_DUMP RECORDS [SYSTEM_MAP] [TRACE_DAT] [VMLINUX] [VMLINUX_FULL]
+#
+# With VMLINUX (and VMLINUX_FULL, a CONFIG_DEBUG_INFO_REDUCED=n build),
+# tests/bench-dwarf.sh compares source lines and inline chains with
+# llvm-addr2line on the same addresses.
 set -u
 BTS=$1
 GEN=$2
 N=$3
 MAP=${4:-}
 TRACE_DAT=${5:-}
+VMLINUX=${6:-}
+VMLINUX_FULL=${7:-}
 W=$(mktemp -d /tmp/bts-dump-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -65,6 +71,10 @@ echo "json  run 1: wall ${WALL}s cpu ${CPU}s  $(rate "$N" "$WALL") records/s (wa
 time_cmd /dev/null "$BTS" -s "$SYMS" --perf "$W/big.bts" || exit 1
 echo "perf  run 1: wall ${WALL}s cpu ${CPU}s  $(rate "$N" "$WALL") records/s (wall)"
 echo "bts-dump: $(rate "$N" "$best_wall") records/s (best of 3, wall; $(rate "$N" "$best_cpu") by cpu time)"
+
+HERE=$(dirname "$0")
+[ -n "$VMLINUX" ] && "$HERE/bench-dwarf.sh" "$BTS" "$GEN" "$VMLINUX" 100000 "reduced debug info"
+[ -n "$VMLINUX_FULL" ] && "$HERE/bench-dwarf.sh" "$BTS" "$GEN" "$VMLINUX_FULL" 100000 "full debug info"
 
 [ -n "$TRACE_DAT" ] || exit 0
 
