@@ -350,6 +350,14 @@ def main():
             if p.returncode != 0:
                 record("host: bts-dump plugin tests exit status", False,
                        p.stderr.strip()[-300:])
+            # bts-dump reading the same trace.dat, against trace-cmd report.
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-tracedat", f"TRACE_DAT={dat}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump trace.dat")
+            if p.returncode != 0:
+                record("host: bts-dump trace.dat tests exit status", False,
+                       p.stderr.strip()[-300:])
 
     passed = sum(1 for _, ok, skip in results if ok and not skip)
     failed = sum(1 for _, ok, _ in results if not ok)

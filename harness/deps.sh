@@ -6,7 +6,7 @@ pkgs=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	cpio xz-utils rsync ccache python3 dwarves kmod
 	qemu-system-x86 busybox-static trace-cmd
-	pkg-config libdw-dev libcapstone-dev libtraceevent-dev
+	pkg-config libdw-dev libcapstone-dev libtraceevent-dev libtracecmd-dev libtracefs-dev
 	clang llvm
 )
 missing=()

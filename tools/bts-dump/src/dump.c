@@ -261,6 +261,17 @@ int bts_dump_load(const char *path, struct bts_dump *d)
 	return 0;
 }
 
+struct bts_dump *dump_list_add(struct dump_list *list)
+{
+	if (list->n == list->cap) {
+		list->cap = list->cap ? list->cap * 2 : 16;
+		list->d = xrealloc(list->d, list->cap * sizeof(*list->d));
+	}
+	memset(&list->d[list->n], 0, sizeof(list->d[list->n]));
+	list->d[list->n].seq = list->n;
+	return &list->d[list->n++];
+}
+
 void bts_dump_free(struct bts_dump *d)
 {
 	if (d->map)

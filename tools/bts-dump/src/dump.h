@@ -94,7 +94,20 @@ struct bts_dump {
 	struct bts_rec *records;
 	void *map;		/* file mapping the records live in, or NULL */
 	size_t map_len;
+	/* Histories rebuilt from trace.dat or console text, not a dump file: */
+	const char *origin;	/* "trace.dat", "console"; NULL for a dump */
+	uint32_t missing;	/* records of the history that did not arrive */
+	size_t seq;		/* order of reading, to keep it within a CPU */
 };
+
+/* A growing array of dumps. */
+struct dump_list {
+	struct bts_dump *d;
+	size_t n, cap;
+};
+
+/* A new zeroed dump at the end of @list (the array may move). */
+struct bts_dump *dump_list_add(struct dump_list *list);
 
 /**
  * bts_dump_parse() - validate and decode a dump held in memory

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "tracedat.h"
 
 #define BTS_DUMP_VERSION_STRING	"1.0"
 
@@ -27,8 +28,9 @@ static const char *const usage_lines[] = {
 	"",
 	"  Print the branch histories written by the bts tracer: one dump per CPU,",
 	"  oldest branch first. FILEs are dumps (per_cpu/cpuN/records or capture,",
-	"  or copies of them); a DIR is a tracing directory, its bts/ directory or",
-	"  a directory of copied dumps.",
+	"  or copies of them) or trace.dat files of ftrace:bts entries (trace-cmd",
+	"  record/extract); a DIR is a tracing directory, its bts/ directory or a",
+	"  directory of copied dumps.",
 	"",
 	"  input:",
 	"    -t, --tracing-dir DIR  read DIR/bts/per_cpu/cpu*/records (or capture)",
@@ -73,6 +75,7 @@ static const char *const usage_lines[] = {
 	"  examples:",
 	"    bts-dump --capture -t /sys/kernel/tracing -k vmlinux -F -n 40",
 	"    bts-dump -s System.map -k vmlinux cpu*/capture",
+	"    bts-dump -k vmlinux trace.dat",
 	"    bts-dump --folded -t /sys/kernel/tracing | flamegraph.pl > bts.svg",
 	NULL,
 };
@@ -301,13 +304,17 @@ static int parse_count(const char *opt, const char *arg, uint64_t *v)
 	return 0;
 }
 
+/* By CPU; within a CPU in the order read (a trace.dat has several each). */
 static int dump_cmp(const void *a, const void *b)
 {
 	const struct bts_dump *x = a, *y = b;
 
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Dump files of the running kernel: its /proc/kallsyms names them. */
 static bool same_release(const struct bts_dump *d, size_t n)
 {
 	struct utsname u;
@@ -315,9 +322,44 @@ static bool same_release(const struct bts_dump *d, size_t n)
 	if (uname(&u))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (d[i].release[0] && strcmp(d[i].release, u.release))
+		if (d[i].origin || (d[i].release[0] && strcmp(d[i].release, u.release)))
 			return false;
 	return true;
+}
+
+/*
+ * One input file: a dump, or a trace.dat (told by its magic) holding any
+ * number of histories. Symbols a trace.dat saved go into @st if not NULL.
+ */
+static int load_input(const char *path, struct dump_list *list, struct resolver *r,
+		      bool want_syms)
+{
+	uint8_t magic[16];
+	struct stat sb;
+	ssize_t got;
+	int fd, ret;
+
+	fd = open_input(path, &sb);
+	if (fd < 0)
+		return -1;
+	got = read_full(fd, 0, magic, sizeof(magic));
+	if (got > 0 && tracedat_magic(magic, (size_t)got)) {
+		size_t before = r->st.n;
+
+		ret = tracedat_load(path, fd, list, want_syms ? &r->st : NULL);
+		close(fd);
+		if (want_syms && r->st.n > before) {
+			r->have_syms = true;
+			r->symbols_path = path;
+		}
+		return ret;
+	}
+	close(fd);
+	if (bts_dump_load(path, dump_list_add(list))) {
+		list->n--;
+		return -1;
+	}
+	return 0;
 }
 
 enum {
@@ -366,6 +408,7 @@ int main(int argc, char **argv)
 	bool no_lines = false, no_decode = false;
 	struct analysis *an = NULL;
 	struct inputs in = { 0 };
+	struct dump_list list = { 0 };
 	struct bts_dump *dumps;
 	const char **tdirs = NULL;
 	size_t ndumps = 0, ntdirs = 0;
@@ -484,25 +527,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	dumps = xcalloc(in.n, sizeof(*dumps));
+	resolver_init(&r);
 	for (size_t i = 0; i < in.n; i++) {
-		if (bts_dump_load(in.paths[i], &dumps[ndumps]) == 0)
-			ndumps++;
-		else
+		if (load_input(in.paths[i], &list, &r, !opt.symbols && !opt.vmlinux))
 			status = 1;
 		free(in.paths[i]);
 	}
 	free(in.paths);
-	/* Stable by CPU: merge sort is not needed, inputs come mostly sorted. */
-	for (size_t i = 1; i < ndumps; i++)
-		for (size_t j = i; j > 0 && dump_cmp(&dumps[j - 1], &dumps[j]) > 0; j--) {
-			struct bts_dump t = dumps[j];
+	dumps = list.d;
+	ndumps = list.n;
+	if (ndumps)
+		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
 
-			dumps[j] = dumps[j - 1];
-			dumps[j - 1] = t;
-		}
-
-	resolver_init(&r);
 	r.want_src = !no_lines;
 	r.want_decode = !no_decode;
 	if (opt.symbols && resolver_add_symbols(&r, opt.symbols))
@@ -511,7 +547,7 @@ int main(int argc, char **argv)
 		status = 1;
 	if (opt.kcore && resolver_add_kcore(&r, opt.kcore))
 		status = 1;
-	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps &&
+	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
 	    same_release(dumps, ndumps) && access("/proc/kallsyms", R_OK) == 0) {
 		/* Live system: its kallsyms names the addresses, if root may see them. */
 		if (resolver_add_symbols(&r, "/proc/kallsyms"))

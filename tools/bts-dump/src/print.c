@@ -59,6 +59,9 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 		out_fmt(o, ", %llu later capture%s not kept", (unsigned long long)d->lost,
 			d->lost == 1 ? "" : "s");
 	out_char(o, '\n');
+	if (d->origin && d->missing)
+		out_fmt(o, "  (rebuilt from %s entries: %u of %u records did not arrive)\n",
+			d->origin, d->missing, d->count + d->missing);
 	if (d->source == BTS_SOURCE_SW)
 		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
 	if (!d->count)
@@ -113,6 +116,11 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 		out_json_u64hex(o, ",\"etext\":", d->etext);
 	else
 		out_lit(o, ",\"etext\":null");
+	if (d->origin) {
+		out_lit(o, ",\"origin\":");
+		out_json_str(o, d->origin, strlen(d->origin));
+		out_fmt(o, ",\"missing\":%u", d->missing);
+	}
 	out_lit(o, "}\n");
 }
 

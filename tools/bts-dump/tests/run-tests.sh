@@ -333,6 +333,73 @@ ok_if "build id: a System.map of another build (_etext elsewhere) is refused in 
 ok_if "build id: a build_id_size over 20 is a one-line error at offset 172" \
 	one_line_error "$T/id-badsize.bts" "offset 172: build_id_size 21"
 
+# --- trace.dat: the ftrace:bts entries trace-cmd saved ---------------------
+GT="python3 $(dirname "$0")/gen-tracedat.py"
+# Writer CPU 0 writes CPU 1's oops capture (with a print entry in between),
+# then CPU 0's dump; writer CPU 1 writes CPU 2's dump with entry 2 of 5 lost.
+cat >"$T/td.recs" <<'RECS'
+0 1 0 4 1 ffffffff81000120 ffffffff81000200 0
+0 1 1 4 1 ffffffff81000210 ffffffff81000300 0
+0 print something else on the same CPU
+0 1 2 4 1 ffffffff81000308 ffffffff81000400 0
+0 1 3 4 1 ffffffff81000444 ffffffff82000000 4000000000000000
+0 0 0 2 0 ffffffff81000120 ffffffff81000200 8000000000000000
+0 0 1 2 0 ffffffff81000210 ffffffff81000300 8000000000000000
+1 2 0 5 0 ffffffff81000120 ffffffff81000200 0
+1 2 1 5 0 ffffffff81000210 ffffffff81000300 0
+1 lost 1
+1 2 3 5 0 ffffffff81000308 ffffffff81000400 0
+1 2 4 5 0 ffffffff81000430 ffffffff81000440 0
+RECS
+$GT -o "$T/td.dat" --kallsyms "$S" "$T/td.recs"
+"$BTS" "$T/td.dat" >"$T/td.txt" 2>"$T/td.err"
+td_rc=$?
+ok_if "trace.dat: read with its own kallsyms, every history printed, exit 0" \
+	bash -c "[ $td_rc -eq 0 ] && [ ! -s '$T/td.err' ] && [ \$(grep -c '^CPU' '$T/td.txt') -eq 3 ]"
+ok_if "trace.dat: a capture's entries, around another event, are one history with its fault" \
+	bash -c "grep -q '^CPU 1: 4 records .*captured at oops' '$T/td.txt' && grep -qE '^ +3 .*vfs_read\+0x44 -> 0xffffffff82000000  <== FAULT' '$T/td.txt'"
+ok_if "trace.dat: software-source entries make a software-source history" \
+	bash -c "grep -A1 '^CPU 0: 2 records' '$T/td.txt' | grep -q 'software source'"
+ok_if "trace.dat: an entry that never arrived is counted, not invented" \
+	bash -c "grep -A1 '^CPU 2: 4 records' '$T/td.txt' | grep -q '1 of 5 records did not arrive'"
+# The same names as trace-cmd report gives each entry.
+# (Not the fault's target past _etext: libtraceevent names it _etext+0xfffb00.)
+trace-cmd report -i "$T/td.dat" 2>/dev/null | grep ' bts:' | grep -v '\[fault\]' | sed -E 's/.* cpu=[0-9]+ [0-9]+\/[0-9]+ //; s/ \[sw\]//' | sort >"$T/td.tc"
+"$BTS" --no-indent "$T/td.dat" | grep -E '^ +[0-9]+ ' | grep -v 'FAULT' | sed -E 's/^ +[0-9]+ [a-z?]+ +//' | sort >"$T/td.bd"
+ok_if "trace.dat: every entry names the same symbols as trace-cmd report" \
+	bash -c "[ \$(wc -l <'$T/td.tc') -eq 9 ] && diff '$T/td.tc' '$T/td.bd'"
+# KASLR: the kernel ran 0x2a00000 higher; the trace.dat's kallsyms says so.
+python3 -c "
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    print('%x %s %s' % (int(f[0], 16) + 0x2a00000, f[1], ' '.join(f[2:])))" "$S" >"$T/k-moved"
+python3 -c "
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 8 and f[1] not in ('print', 'lost'):
+        f[5] = '%x' % (int(f[5], 16) + 0x2a00000); f[6] = '%x' % (int(f[6], 16) + 0x2a00000)
+    print(' '.join(f))" "$T/td.recs" >"$T/td-moved.recs"
+$GT -o "$T/td-moved.dat" --kallsyms "$T/k-moved" "$T/td-moved.recs"
+"$BTS" -s "$T/System.map" "$T/td-moved.dat" >"$T/tdm.txt" 2>&1
+ok_if "trace.dat: a System.map names entries of a KASLR-moved kernel by the trace.dat's _stext" \
+	bash -c "grep -qE '^ +2 .*ksys_read\+0x8 -> vfs_read\+0x0$' '$T/tdm.txt'"
+$GT -o "$T/td-nobts.dat" --no-bts --kallsyms "$S" "$T/td.recs"
+ok_if "trace.dat: one without the ftrace:bts format is one line, exit 1" \
+	bash -c "'$BTS' '$T/td-nobts.dat' >/dev/null 2>'$T/tdn.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/tdn.err') -eq 1 ] && grep -q 'no ftrace:bts event format' '$T/tdn.err'"
+head -c 3000 "$T/td.dat" >"$T/td-cut.dat"
+ok_if "trace.dat: a truncated one is one line, exit 1" \
+	bash -c "timeout 20 '$BTS' '$T/td-cut.dat' >/dev/null 2>'$T/tdc.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/tdc.err') -eq 1 ]"
+# The whole pipeline on one: decoded kinds and file:line from the fixture kernel.
+k_call=$(objdump -d "$FK" | awk '/call .*<keyed>/ { sub(":", "", $1); print $1; exit }')
+nm "$FK" | awk '{ print $1, $2, $3 }' >"$T/fk.syms"
+echo "0 3 0 1 0 $k_call $(fk_addr keyed) 0" >"$T/td-fk.recs"
+$GT -o "$T/td-fk.dat" --kallsyms "$T/fk.syms" "$T/td-fk.recs"
+"$BTS" -k "$FK" "$T/td-fk.dat" >"$T/tdk.txt" 2>&1
+ok_if "trace.dat: with a vmlinux, kinds are decoded and lines found" \
+	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/tdk.txt'"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0
