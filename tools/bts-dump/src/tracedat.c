@@ -52,9 +52,16 @@ static int find_field(struct tep_event *ev, const char *name, int size, struct f
 	return 0;
 }
 
+/* Whether fields can be read as host numbers (a little-endian file here). */
+static bool native;
+
 static uint64_t get(struct tep_handle *tep, const struct tep_record *rec, const struct field *f)
 {
-	return tep_read_number(tep, (const char *)rec->data + f->offset, f->size);
+	const uint8_t *p = (const uint8_t *)rec->data + f->offset;
+
+	if (native)
+		return f->size == 8 ? get_le64(p) : f->size == 4 ? get_le32(p) : get_le16(p);
+	return tep_read_number(tep, p, f->size);
 }
 
 /*
@@ -187,14 +194,21 @@ static size_t send_symbols(struct tep_handle *tep, uint64_t seed, struct wbuf *w
 		a = start;
 	/* ...then up, sending each. */
 	for (n = 0; n < limit && tep_find_function_info(tep, a, &name, &start, &size); n++) {
-		uint16_t len = (uint16_t)(strlen(name) > 1024 ? 1024 : strlen(name));
-		uint64_t addr = start;
+		uint16_t len;
+		uint64_t addr;
+
+		/* Aliases share an address; the last of them has the size. */
+		if (!size && !tep_find_function_info(tep, start + 1, &name, &start, &size))
+			break;
+		len = (uint16_t)(strlen(name) > 1024 ? 1024 : strlen(name));
+		addr = start;
 
 		wput(w, "S", 1);
 		wput(w, &addr, 8);
 		wput(w, &len, 2);
 		wput(w, name, len);
-		if (!strcmp(name, "_stext")) {
+		/* x86-64: _text, _stext and startup_64 share the address. */
+		if (!strcmp(name, "_stext") || !strcmp(name, "_text") || !strcmp(name, "startup_64")) {
 			wput(w, "T", 1);
 			wput(w, &addr, 8);
 		}
@@ -239,6 +253,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 		wmsg(w, 'E', "its ftrace:bts format lacks from, to, flags, cpu, pos, nr or reason (see Documentation/trace/bts.rst)");
 		return 1;
 	}
+	native = !tep_is_file_bigendian(tep) && !tep_is_local_bigendian(tep);
 	cpus = tep_get_cpus(tep);
 	if (cpus > 0)
 		b = xcalloc((size_t)cpus, sizeof(*b));

@@ -297,6 +297,13 @@ void out_json_str(struct out *o, const char *s, size_t n)
 	out_char(o, '"');
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void sort_u64(uint64_t *a, size_t n)
 {
 	uint64_t *tmp, *src = a, *dst;
@@ -304,6 +311,11 @@ void sort_u64(uint64_t *a, size_t n)
 
 	if (n < 2)
 		return;
+	/* Four passes over 65536 counters cost more than a short array. */
+	if (n < 65536) {
+		qsort(a, n, sizeof(*a), u64_cmp);
+		return;
+	}
 	tmp = xmalloc(n * sizeof(*tmp));
 	dst = tmp;
 	/* LSD radix sort, 16 bits a pass: four passes, stable. */

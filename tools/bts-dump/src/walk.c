@@ -9,6 +9,13 @@
 
 #include "event.h"
 
+/*
+ * From this many records on, addresses are looked up in address order
+ * first (warm_up()); a kernel's histories (at most 2730 records) repeat
+ * their few hundred addresses, and a pass would cost more than it saves.
+ */
+#define WARM_UP_RECORDS	16384
+
 /* How many records ahead to prefetch address slots (memory latency / work per record). */
 #define PREFETCH_AHEAD	16
 
@@ -78,7 +85,7 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	}
 
 	/* Many new addresses: look them up in address order first. */
-	if (listing && end - first >= 256 && opt->po.fmt != FMT_PERF)
+	if (listing && end - first >= WARM_UP_RECORDS && opt->po.fmt != FMT_PERF)
 		warm_up(r, d, first, end, opt->po.fmt == FMT_JSON);
 
 	/* Records before the window still build the call stack. */
