@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "console.h"
 #include "tracedat.h"
 
 #define BTS_DUMP_VERSION_STRING	"1.0"
@@ -28,9 +29,10 @@ static const char *const usage_lines[] = {
 	"",
 	"  Print the branch histories written by the bts tracer: one dump per CPU,",
 	"  oldest branch first. FILEs are dumps (per_cpu/cpuN/records or capture,",
-	"  or copies of them) or trace.dat files of ftrace:bts entries (trace-cmd",
-	"  record/extract); a DIR is a tracing directory, its bts/ directory or a",
-	"  directory of copied dumps.",
+	"  or copies of them), trace.dat files of ftrace:bts entries (trace-cmd",
+	"  record/extract) or console text (ftrace_dump_on_oops lines in a serial",
+	"  log, dmesg, pstore; needs -s or -k); a DIR is a tracing directory, its",
+	"  bts/ directory or a directory of copied dumps.",
 	"",
 	"  input:",
 	"    -t, --tracing-dir DIR  read DIR/bts/per_cpu/cpu*/records (or capture)",
@@ -76,6 +78,7 @@ static const char *const usage_lines[] = {
 	"    bts-dump --capture -t /sys/kernel/tracing -k vmlinux -F -n 40",
 	"    bts-dump -s System.map -k vmlinux cpu*/capture",
 	"    bts-dump -k vmlinux trace.dat",
+	"    bts-dump -s System.map -k vmlinux serial.log",
 	"    bts-dump --folded -t /sys/kernel/tracing | flamegraph.pl > bts.svg",
 	NULL,
 };
@@ -332,9 +335,10 @@ static bool same_release(const struct bts_dump *d, size_t n)
  * number of histories. Symbols a trace.dat saved go into @st if not NULL.
  */
 static int load_input(const char *path, struct dump_list *list, struct resolver *r,
-		      bool want_syms)
+		      bool want_syms, struct console_pending *pend)
 {
-	uint8_t magic[16];
+	static uint8_t head[65536];
+	struct utsname u;
 	struct stat sb;
 	ssize_t got;
 	int fd, ret;
@@ -342,8 +346,8 @@ static int load_input(const char *path, struct dump_list *list, struct resolver 
 	fd = open_input(path, &sb);
 	if (fd < 0)
 		return -1;
-	got = read_full(fd, 0, magic, sizeof(magic));
-	if (got > 0 && tracedat_magic(magic, (size_t)got)) {
+	got = read_full(fd, 0, head, sizeof(head));
+	if (got > 0 && tracedat_magic(head, (size_t)got)) {
 		size_t before = r->st.n;
 
 		ret = tracedat_load(path, fd, list, want_syms ? &r->st : NULL);
@@ -352,6 +356,12 @@ static int load_input(const char *path, struct dump_list *list, struct resolver 
 			r->have_syms = true;
 			r->symbols_path = path;
 		}
+		return ret;
+	}
+	/* Not a dump, and text: a console log or the trace file. */
+	if (got >= 8 && memcmp(head, BTS_MAGIC, 8) && console_is_text(head, (size_t)got)) {
+		ret = console_load(path, fd, list, pend, uname(&u) ? NULL : u.release);
+		close(fd);
 		return ret;
 	}
 	close(fd);
@@ -409,6 +419,7 @@ int main(int argc, char **argv)
 	struct analysis *an = NULL;
 	struct inputs in = { 0 };
 	struct dump_list list = { 0 };
+	struct console_pending pend = { 0 };
 	struct bts_dump *dumps;
 	const char **tdirs = NULL;
 	size_t ndumps = 0, ntdirs = 0;
@@ -529,15 +540,13 @@ int main(int argc, char **argv)
 
 	resolver_init(&r);
 	for (size_t i = 0; i < in.n; i++) {
-		if (load_input(in.paths[i], &list, &r, !opt.symbols && !opt.vmlinux))
+		if (load_input(in.paths[i], &list, &r, !opt.symbols && !opt.vmlinux, &pend))
 			status = 1;
 		free(in.paths[i]);
 	}
 	free(in.paths);
 	dumps = list.d;
 	ndumps = list.n;
-	if (ndumps)
-		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
 
 	r.want_src = !no_lines;
 	r.want_decode = !no_decode;
@@ -548,12 +557,37 @@ int main(int argc, char **argv)
 	if (opt.kcore && resolver_add_kcore(&r, opt.kcore))
 		status = 1;
 	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
-	    same_release(dumps, ndumps) && access("/proc/kallsyms", R_OK) == 0) {
-		/* Live system: its kallsyms names the addresses, if root may see them. */
+	    (same_release(dumps, ndumps) || pend.mentions_release) &&
+	    access("/proc/kallsyms", R_OK) == 0) {
+		/*
+		 * Live system (or a console log naming its release): its
+		 * kallsyms names the addresses, if root may see them.
+		 */
 		if (resolver_add_symbols(&r, "/proc/kallsyms"))
 			warn_msg("continuing without symbols");
 	}
+	r.st.want_names = pend.n > 0;
 	resolver_ready(&r);
+	if (pend.n) {
+		/* Console text names its addresses: back to numbers, by name. */
+		if (!r.have_syms) {
+			error_msg("console text names symbols, not addresses: give -s (System.map or kallsyms) or -k vmlinux of the kernel that printed it");
+			status = 1;
+			/* Its histories cannot be shown: leave them out. */
+			ndumps = 0;
+			for (size_t i = 0; i < list.n; i++) {
+				if (list.d[i].origin && !strcmp(list.d[i].origin, "console"))
+					bts_dump_free(&list.d[i]);
+				else
+					list.d[ndumps++] = list.d[i];
+			}
+		} else if (console_resolve(&pend, &list, &r.st)) {
+			status = 1;
+		}
+	}
+	console_pending_free(&pend);
+	if (ndumps)
+		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
 	for (size_t i = 0; i < ndumps; i++) {
 		char why[512];
 

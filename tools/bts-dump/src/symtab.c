@@ -30,6 +30,8 @@ void symtab_free(struct symtab *st)
 	free(st->addrs);
 	free(st->pool);
 	free(st->bucket);
+	free(st->names);
+	free(st->name_slots);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -302,6 +304,76 @@ static int sym_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Every text symbol by name, aliases included, with its kallsyms size. */
+static void build_names(struct symtab *st)
+{
+	size_t cap = 16;
+
+	st->names = xmalloc((st->n ? st->n : 1) * sizeof(*st->names));
+	st->nnames = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct sym *s = &st->syms[i];
+
+		if (!s->text)
+			continue;
+		st->names[st->nnames++] = (struct sym_name){
+			.addr = s->addr, .size = s->end - s->addr, .name = s->name,
+			.name_len = s->name_len, .module = s->module,
+		};
+	}
+	while (cap < st->nnames * 2)
+		cap *= 2;
+	st->name_mask = cap - 1;
+	st->name_slots = xcalloc(cap, sizeof(*st->name_slots));
+	for (size_t i = 0; i < st->nnames; i++) {
+		size_t k = name_hash(st->pool + st->names[i].name, st->names[i].name_len) & st->name_mask;
+
+		while (st->name_slots[k])
+			k = (k + 1) & st->name_mask;
+		st->name_slots[k] = (uint32_t)i + 1;
+	}
+}
+
+int symtab_find_name(const struct symtab *st, const char *name, size_t len, const char *mod,
+		     size_t mod_len, uint64_t size, uint64_t *addr)
+{
+	size_t k, found = 0, sized = 0;
+	uint64_t first = 0, first_sized = 0;
+
+	if (!st->name_slots)
+		return -1;
+	for (k = name_hash(name, len) & st->name_mask; st->name_slots[k];
+	     k = (k + 1) & st->name_mask) {
+		const struct sym_name *sn = &st->names[st->name_slots[k] - 1];
+		const char *m = sn->module ? st->pool + sn->module : "";
+
+		if (sn->name_len != len || memcmp(st->pool + sn->name, name, len) ||
+		    strlen(m) != mod_len || memcmp(m, mod, mod_len))
+			continue;
+		if (!found++)
+			first = sn->addr;
+		if (size && sn->size == size && !sized++)
+			first_sized = sn->addr;
+	}
+	if (!found)
+		return -1;
+	if (sized) {
+		*addr = first_sized;
+		return sized > 1;
+	}
+	*addr = first;
+	return found > 1;
+}
+
 static void build_index(struct symtab *st)
 {
 	size_t best_lo = 0, best_n = 0, run_lo = 0;
@@ -355,6 +427,8 @@ void symtab_finish(struct symtab *st)
 		if (s->end - s->addr > MAX_IMPLIED_SIZE)
 			s->end = s->addr + MAX_IMPLIED_SIZE;
 	}
+	if (st->want_names)
+		build_names(st);
 	/* Keep one code symbol per address. */
 	for (i = 0, j = 0; i < st->n; i++) {
 		if (!st->syms[i].text)

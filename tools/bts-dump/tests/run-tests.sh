@@ -400,6 +400,68 @@ $GT -o "$T/td-fk.dat" --kallsyms "$T/fk.syms" "$T/td-fk.recs"
 ok_if "trace.dat: with a vmlinux, kinds are decoded and lines found" \
 	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/tdk.txt'"
 
+# --- console text: what ftrace_dump_on_oops printed ------------------------
+GC="python3 $(dirname "$0")/gen-console.py"
+# CPU 1's oops capture and CPU 0's software dump of the fixtures above.
+cat >"$T/con.recs" <<'RECS'
+1 0 9 1 7f0000001000 ffffffff81000100 0
+1 1 9 1 ffffffff81000120 ffffffff81000200 0
+1 2 9 1 ffffffff81000210 ffffffff81000300 0
+1 3 9 1 ffffffff81000308 ffffffff81000400 0
+1 4 9 1 ffffffff81000430 ffffffff81000440 0
+1 5 9 1 ffffffff81000444 ffffffff82000000 4000000000000000
+1 6 9 1 ffffffff81000450 ffffffff8100030d 0
+1 7 9 1 ffffffff81000320 ffffffff81000215 0
+1 8 9 1 ffffffff81000180 7f0000001002 0
+0 0 3 0 ffffffff81000120 ffffffff81000200 8000000000000000
+0 1 3 0 ffffffff81000210 ffffffff81000300 8000000000000000
+0 2 3 0 ffffffffa0000010 ffffffffa0000100 8000000000000000
+RECS
+record_lines() { grep -E '^ +[0-9]+ ' "$1"; }
+"$BTS" -s "$S" "$T/cpu1.bts" "$T/cpu0.bts" >"$T/con-ref.txt" 2>&1
+for style in dmesg pstore syslog raw; do
+	$GC --kallsyms "$S" --style $style "$T/con.recs" >"$T/con-$style.log"
+	"$BTS" -s "$S" "$T/con-$style.log" >"$T/con-$style.txt" 2>"$T/con-$style.err"
+	ok_if "console: $style lines give the same records as the dumps, exit 0" \
+		bash -c "[ ! -s '$T/con-$style.err' ] && diff <(grep -E '^ +[0-9]+ ' '$T/con-ref.txt') <(grep -E '^ +[0-9]+ ' '$T/con-$style.txt')"
+done
+ok_if "console: a capture keeps its CPU, reason and fault" \
+	bash -c "grep -q '^CPU 1: 9 records .*captured at oops' '$T/con-dmesg.txt' && grep -qE '^ +5 .*<== FAULT' '$T/con-dmesg.txt'"
+$GC --kallsyms "$S" --noise "$T/con.recs" >"$T/con-noise.log"
+"$BTS" -s "$S" "$T/con-noise.log" >"$T/con-noise.txt" 2>&1
+ok_if "console: other lines in between are passed over; a line another printk cut is counted missing" \
+	bash -c "grep -A1 '^CPU 1: 8 records' '$T/con-noise.txt' | grep -q '1 of 9 records did not arrive' && [ \$(record_lines() { grep -cE '^ +[0-9]+ ' \"\$1\"; }; record_lines '$T/con-noise.txt') -eq 11 ]"
+$GC --kallsyms "$S" --cut "$T/con.recs" >"$T/con-cut.log"
+"$BTS" -s "$S" "$T/con-cut.log" >"$T/con-cut.txt" 2>"$T/con-cut.err"
+ok_if "console: a text cut in mid-line leaves that line out, says so, and keeps the rest" \
+	bash -c "grep -q 'cut short' '$T/con-cut.err' && [ \$(wc -l <'$T/con-cut.err') -eq 1 ] && grep -A2 '^CPU 0: 2 records' '$T/con-cut.txt' | grep -q '1 of 3 records did not arrive'"
+ok_if "console: without symbols it says which to give, in one line, exit 1" \
+	bash -c "'$BTS' --no-symbols '$T/con-dmesg.log' >'$T/cn.out' 2>'$T/cn.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/cn.err') -eq 1 ] && grep -q -- '-s' '$T/cn.err' && ! grep -q '^CPU' '$T/cn.out'"
+grep -v 'ksys_read' "$S" >"$T/noksys.map"
+ok_if "console: a name the symbol table lacks is one error naming it, exit 1" \
+	bash -c "'$BTS' -s '$T/noksys.map' '$T/con-dmesg.log' >/dev/null 2>'$T/cm.err'; [ \$? -eq 1 ] && grep -q 'the first: ksys_read+0x' '$T/cm.err'"
+# Two static functions called show: the size %pS printed tells them apart.
+cat >"$T/dup.map" <<'SYMS'
+ffffffff81000000 T _stext
+ffffffff81000100 t show
+ffffffff81000120 T after_small_show
+ffffffff81000200 t show
+ffffffff81000300 T after_big_show
+ffffffff81000400 T _etext
+SYMS
+printf '[ 1.0] x-1 0d... 1us : cpu=0 0/1 show+0x8/0x100 -> after_small_show+0x0/0xe0\n' >"$T/dup.log"
+"$BTS" -s "$T/dup.map" -a "$T/dup.log" >"$T/dup.txt" 2>&1
+ok_if "console: of two symbols with one name, the one of the printed size is taken" \
+	grep -q 'ffffffff81000208 show+0x8 -> ' "$T/dup.txt"
+# The whole pipeline on console text: the fixture kernel's lines and kinds.
+echo "3 0 1 0 $k_call $(fk_addr keyed) 0" >"$T/con-fk.recs"
+$GC --kallsyms "$T/fk.syms" "$T/con-fk.recs" >"$T/con-fk.log"
+"$BTS" -k "$FK" "$T/con-fk.log" >"$T/con-fk.txt" 2>&1
+ok_if "console: with a vmlinux, kinds are decoded and lines found" \
+	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/con-fk.txt'"
+ok_if "console: text that holds no bts line is one error, exit 1" \
+	bash -c "echo 'just a log line' >'$T/plain.txt'; '$BTS' -s '$S' '$T/plain.txt' 2>'$T/pl.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/pl.err') -eq 1 ] && grep -q 'no bts lines' '$T/pl.err'"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0
