@@ -11,6 +11,7 @@
  * gaps in pos and are counted, not invented.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,6 +430,8 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 	return ret;
 }
 
+size_t tracedat_child_crashes;
+
 int tracedat_load(const char *path, int fd, struct dump_list *list, struct symtab *st)
 {
 	size_t first = list->n;
@@ -452,6 +455,15 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		close(pfd[0]);
+		/*
+		 * A crash here is the message: no sanitizer or fuzzer handler
+		 * (inherited) is to turn it into an exit status or a report.
+		 */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
 		/* libtracecmd prints to stdout and stderr; only our messages count. */
 		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
@@ -472,6 +484,7 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFSIGNALED(status)) {
+		tracedat_child_crashes++;
 		if (list->n > first)
 			return error_msg("%s: libtracecmd crashed reading it (signal %d): damaged or cut short? (the %zu histories before are shown)",
 					 path, WTERMSIG(status), list->n - first);

@@ -27,4 +27,7 @@ bool tracedat_magic(const uint8_t *buf, size_t len);
  */
 int tracedat_load(const char *path, int fd, struct dump_list *list, struct symtab *st);
 
+/* How many times the reading child died of a signal (for the fuzzer). */
+extern size_t tracedat_child_crashes;
+
 #endif /* BTS_DUMP_TRACEDAT_H */
