@@ -9,6 +9,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -86,6 +87,7 @@ struct image {
 	char *path;
 	int fd;
 	Elf *elf;
+	Dwfl *dwfl;		/* a module's: owns @dw */
 	const uint8_t *raw;	/* the file as libelf mapped it, or NULL (kcore) */
 	size_t raw_len;
 	struct segment *segs;
@@ -98,11 +100,13 @@ struct image {
 	char *src_root;		/* stripped from file names, or NULL */
 	uint64_t stext;
 	struct u64map jump_labels;	/* static-key site -> its jump target */
+	struct module_layout *layout;	/* a module's section bases */
 	struct alt_site *alts;		/* alternative sites, sorted */
 	size_t nalts;
 };
 
 static void cu_scopes_free(struct cu_scopes *sc);
+struct module_layout;
 
 static int load_segments(struct image *img)
 {
@@ -296,7 +300,8 @@ static void load_dwarf(struct image *img)
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0, cus_cap = 0;
 
-	img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+	if (!img->dw)
+		img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
 	if (!img->dw)
 		return;
 	while (dwarf_nextcu(img->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -371,11 +376,145 @@ fail:
 	return NULL;
 }
 
+/*
+ * Where each section of a module was loaded, from its symbols' runtime
+ * addresses, and where libdwfl's offline layout put it: DWARF addresses
+ * are in the latter.
+ */
+struct module_layout {
+	uint64_t *base;		/* runtime, per section index; UINT64_MAX: unknown */
+	uint64_t *size;
+	uint64_t *dwfl;		/* in libdwfl's layout */
+	size_t nsec;
+};
+
+/* A runtime address of the module as an address of its DWARF, or 0. */
+static uint64_t module_xlate(const struct module_layout *l, uint64_t addr)
+{
+	for (size_t i = 0; i < l->nsec; i++)
+		if (l->base[i] != UINT64_MAX && addr >= l->base[i] && addr - l->base[i] < l->size[i])
+			return l->dwfl[i] + (addr - l->base[i]);
+	return 0;
+}
+
+/*
+ * A module's section bases: a symbol the .ko defines in a section and the
+ * symbol table has in [@modname] at its runtime address gives the base.
+ */
+static void module_layout(struct image *img, const struct symtab *st, const char *modname,
+			  struct module_layout *l)
+{
+	char mod[128];
+	Elf_Scn *scn = NULL;
+	size_t nsec = 0;
+
+	snprintf(mod, sizeof(mod), "[%s]", modname);
+	if (elf_getshdrnum(img->elf, &nsec))
+		nsec = 0;
+	l->nsec = nsec;
+	l->base = xmalloc((nsec ? nsec : 1) * sizeof(*l->base));
+	l->size = xcalloc(nsec ? nsec : 1, sizeof(*l->size));
+	l->dwfl = xcalloc(nsec ? nsec : 1, sizeof(*l->dwfl));
+	for (size_t i = 0; i < nsec; i++)
+		l->base[i] = UINT64_MAX;
+	while ((scn = elf_nextscn(img->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			uint64_t addr;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE || sym.st_shndx >= nsec ||
+			    l->base[sym.st_shndx] != UINT64_MAX ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_OBJECT))
+				continue;
+			name = elf_strptr(img->elf, sh.sh_link, sym.st_name);
+			if (name && *name &&
+			    symtab_find_name(st, name, strlen(name), mod, strlen(mod), 0, &addr) >= 0)
+				l->base[sym.st_shndx] = addr - sym.st_value;
+		}
+	}
+}
+
+struct image *image_open_module(const char *path, const char *modname, const struct symtab *st)
+{
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks callbacks = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &debuginfo_path,
+	};
+	struct module_layout *l;
+	struct image *img;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias, ebias;
+	Elf *laid;
+	struct stat sb;
+
+	elf_version(EV_CURRENT);
+	img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	u64map_init(&img->jump_labels, 16);
+	img->fd = open_input(path, &sb);
+	if (img->fd < 0)
+		goto fail;
+	img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
+	if (!img->elf || elf_kind(img->elf) != ELF_K_ELF) {
+		error_msg("%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
+		goto fail;
+	}
+	l = xcalloc(1, sizeof(*l));
+	module_layout(img, st, modname, l);
+	img->layout = l;
+	img->dwfl = dwfl_begin(&callbacks);
+	if (!img->dwfl)
+		goto fail;
+	dwfl_report_begin(img->dwfl);
+	mod = dwfl_report_offline(img->dwfl, modname, path, -1);
+	dwfl_report_end(img->dwfl, NULL, NULL);
+	if (!mod) {
+		error_msg("%s: %s", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	img->dw = dwfl_module_getdwarf(mod, &bias);
+	laid = dwfl_module_getelf(mod, &ebias);
+	if (!img->dw || !laid) {
+		error_msg("%s: no DWARF (%s): build modules with debug info", path, dwfl_errmsg(-1));
+		goto fail;
+	}
+	/* libdwfl laid the sections out (sh_addr of its copy); DWARF follows it. */
+	for (size_t i = 0; i < l->nsec; i++) {
+		Elf_Scn *scn = elf_getscn(laid, i);
+		GElf_Shdr sh;
+
+		if (l->base[i] == UINT64_MAX || !scn || !gelf_getshdr(scn, &sh)) {
+			l->base[i] = UINT64_MAX;
+			continue;
+		}
+		l->size[i] = sh.sh_size;
+		l->dwfl[i] = sh.sh_addr + bias;
+	}
+	load_dwarf(img);
+	return img;
+fail:
+	image_close(img);
+	return NULL;
+}
+
 void image_close(struct image *img)
 {
 	if (!img)
 		return;
-	if (img->dw)
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
+	else if (img->dw)
 		dwarf_end(img->dw);
 	if (img->elf)
 		elf_end(img->elf);
@@ -385,6 +524,12 @@ void image_close(struct image *img)
 	free(img->ranges);
 	u64map_free(&img->jump_labels);
 	free(img->alts);
+	if (img->layout) {
+		free(img->layout->base);
+		free(img->layout->size);
+		free(img->layout->dwfl);
+		free(img->layout);
+	}
 	for (size_t i = 0; i < img->ncus; i++)
 		cu_scopes_free(img->cus[i].sc);
 	free(img->cus);
@@ -691,6 +836,8 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	long ci;
 
 	if (!img->dw || !len)
+		return 0;
+	if (img->layout && !(addr = module_xlate(img->layout, addr)))
 		return 0;
 	ci = find_cu(img, addr);
 	if (ci < 0)

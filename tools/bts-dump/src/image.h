@@ -21,6 +21,14 @@ struct image;
 struct image *image_open(const char *path, struct symtab *st, bool dwarf);
 void image_close(struct image *img);
 
+/*
+ * A kernel module's .ko file (ET_REL) as loaded: libdwfl reports it
+ * offline and relocates its DWARF with each section at the runtime address
+ * that @st (a kallsyms with "[@modname]" symbols, want_names) implies.
+ * Addresses are then runtime addresses; there are no instruction bytes.
+ */
+struct image *image_open_module(const char *path, const char *modname, const struct symtab *st);
+
 /* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
 size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
 

@@ -43,6 +43,8 @@ static const char *const usage_lines[] = {
 	"    -k, --vmlinux FILE     vmlinux: symbols, file:line and inline frames from",
 	"                           DWARF, and instruction bytes to decode branch kinds",
 	"        --kcore FILE       read instruction bytes from FILE (e.g. /proc/kcore)",
+	"        --modules DIR      .ko files with debug info (searched down): file:line",
+	"                           and inline frames of module text (needs -s kallsyms)",
 	"        --no-symbols       do not read /proc/kallsyms when nothing is given",
 	"        --no-lines         no file:line (faster with a large vmlinux)",
 	"        --no-decode        do not decode instructions; guess kinds from symbols",
@@ -98,6 +100,7 @@ struct options {
 	const char *symbols;
 	const char *vmlinux;
 	const char *kcore;
+	const char *modules;
 	bool no_symbols;
 	bool force;
 	bool capture;
@@ -384,6 +387,7 @@ enum {
 	OPT_FOLDED,
 	OPT_TOP,
 	OPT_FORCE,
+	OPT_MODULES,
 };
 
 int main(int argc, char **argv)
@@ -399,6 +403,7 @@ int main(int argc, char **argv)
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "no-decode", no_argument, NULL, OPT_NO_DECODE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "modules", required_argument, NULL, OPT_MODULES },
 		{ "last", required_argument, NULL, 'n' },
 		{ "since-fault", no_argument, NULL, 'f' },
 		{ "until-fault", no_argument, NULL, 'F' },
@@ -461,6 +466,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			opt.force = true;
+			break;
+		case OPT_MODULES:
+			opt.modules = optarg;
 			break;
 		case 'n':
 			if (parse_count("--last", optarg, &opt.walk.last))
@@ -556,6 +564,8 @@ int main(int argc, char **argv)
 		status = 1;
 	if (opt.kcore && resolver_add_kcore(&r, opt.kcore))
 		status = 1;
+	if (opt.modules && resolver_add_modules(&r, opt.modules))
+		status = 1;
 	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
 	    (same_release(dumps, ndumps) || pend.mentions_release) &&
 	    access("/proc/kallsyms", R_OK) == 0) {
@@ -566,7 +576,7 @@ int main(int argc, char **argv)
 		if (resolver_add_symbols(&r, "/proc/kallsyms"))
 			warn_msg("continuing without symbols");
 	}
-	r.st.want_names = pend.n > 0;
+	r.st.want_names = r.st.want_names || pend.n > 0;
 	resolver_ready(&r);
 	if (pend.n) {
 		/* Console text names its addresses: back to numbers, by name. */

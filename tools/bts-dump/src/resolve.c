@@ -4,6 +4,7 @@
  * addresses of one dump. See resolve.h.
  */
 #include <capstone/capstone.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,6 +57,14 @@ void resolver_init(struct resolver *r)
 	r->text_arena = xmalloc(r->text_cap);
 }
 
+/* A .ko under modules_dir; opened when a record first needs it. */
+struct module_file {
+	char *name;		/* as kallsyms names it: '-' becomes '_' */
+	char *path;
+	struct image *img;
+	bool tried;
+};
+
 void resolver_free(struct resolver *r)
 {
 	csh h = (csh)(uintptr_t)r->cs;
@@ -64,6 +73,12 @@ void resolver_free(struct resolver *r)
 		cs_close(&h);
 	image_close(r->vmlinux);
 	image_close(r->kcore);
+	for (size_t i = 0; i < r->nmodules; i++) {
+		image_close(r->modules[i].img);
+		free(r->modules[i].name);
+		free(r->modules[i].path);
+	}
+	free(r->modules);
 	symtab_free(&r->st);
 	u64map_free(&r->kind_cache);
 	u64map_free(&r->src_cache);
@@ -104,6 +119,64 @@ int resolver_add_kcore(struct resolver *r, const char *path)
 {
 	r->kcore = image_open(path, NULL, false);
 	return r->kcore ? 0 : -1;
+}
+
+static struct resolver *collecting;
+
+static int collect_ko(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+	size_t n = strlen(base);
+	struct module_file *m;
+
+	(void)sb;
+	if (type != FTW_F || n < 4 || strcmp(base + n - 3, ".ko"))
+		return 0;
+	collecting->modules = xrealloc(collecting->modules,
+				       (collecting->nmodules + 1) * sizeof(*collecting->modules));
+	m = &collecting->modules[collecting->nmodules++];
+	*m = (struct module_file){ .name = xstrndup(base, n - 3), .path = xstrdup(path) };
+	for (char *p = m->name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return 0;
+}
+
+int resolver_add_modules(struct resolver *r, const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return error_msg("%s: not a directory of .ko files", dir);
+	r->modules_dir = dir;
+	collecting = r;
+	nftw(dir, collect_ko, 16, FTW_PHYS);
+	collecting = NULL;
+	if (!r->nmodules)
+		return error_msg("%s: no .ko files in it", dir);
+	r->st.want_names = true;	/* module layouts need symbols by name */
+	return 0;
+}
+
+/* The image of module "[name]" (as kallsyms writes it), or NULL. */
+static struct image *module_image(struct resolver *r, const char *bracketed)
+{
+	size_t n = strlen(bracketed);
+
+	if (n < 3)
+		return NULL;
+	for (size_t i = 0; i < r->nmodules; i++) {
+		struct module_file *m = &r->modules[i];
+
+		if (strlen(m->name) != n - 2 || memcmp(m->name, bracketed + 1, n - 2))
+			continue;
+		if (!m->tried) {
+			m->tried = true;
+			m->img = image_open_module(m->path, m->name, &r->st);
+		}
+		return m->img;
+	}
+	return NULL;
 }
 
 void resolver_ready(struct resolver *r)
@@ -292,7 +365,10 @@ const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
 	uint64_t *v;
 	size_t n;
 
-	if (!r->want_src || !r->vmlinux || addr_is_user(addr))
+	struct image *img = r->vmlinux;
+	uint64_t at = addr - r->image_bias;
+
+	if (!r->want_src || (!r->vmlinux && !r->nmodules) || addr_is_user(addr))
 		return NULL;
 	v = u64map_get(&r->src_cache, addr, 0);
 	if (*v) {
@@ -301,7 +377,16 @@ const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
 		*len = (size_t)(*v >> SRC_LEN_SHIFT);
 		return r->src_pool + (*v & ((1ULL << SRC_LEN_SHIFT) - 1)) - 2;
 	}
-	n = image_srcline(r->vmlinux, addr - r->image_bias, buf, sizeof(buf));
+	if (r->nmodules && r->have_syms) {
+		const struct sym *s = symtab_lookup(&r->st, addr - r->bias);
+
+		/* Module text: its .ko, at the addresses of the symbol table. */
+		if (s && s->module) {
+			img = module_image(r, r->st.pool + s->module);
+			at = addr - r->bias;
+		}
+	}
+	n = img ? image_srcline(img, at, buf, sizeof(buf)) : 0;
 	if (!n) {
 		*v = 1;
 		return NULL;
@@ -333,7 +418,7 @@ void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n)
 
 void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n)
 {
-	if (!r->want_src || !r->vmlinux || n < 2)
+	if (!r->want_src || (!r->vmlinux && !r->nmodules) || n < 2)
 		return;
 	size_t len;
 

@@ -81,6 +81,9 @@ struct resolver {
 	struct image *vmlinux;		/* symbols, lines, bytes (link addresses) */
 	const char *vmlinux_path, *symbols_path;	/* for messages */
 	struct image *kcore;		/* bytes (runtime addresses) */
+	const char *modules_dir;	/* .ko files with DWARF, or NULL */
+	struct module_file *modules;	/* found under modules_dir */
+	size_t nmodules;
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
 	bool want_decode;		/* decode instructions when bytes exist */
 	uint64_t bias;			/* runtime - table address, this dump */
@@ -106,6 +109,8 @@ void resolver_free(struct resolver *r);
 int resolver_add_symbols(struct resolver *r, const char *path);
 int resolver_add_vmlinux(struct resolver *r, const char *path);
 int resolver_add_kcore(struct resolver *r, const char *path);
+/* A directory (searched down) of .ko files with debug info, for module lines. */
+int resolver_add_modules(struct resolver *r, const char *dir);
 /* Call after the add_* calls, before the first lookup. */
 void resolver_ready(struct resolver *r);
 /*

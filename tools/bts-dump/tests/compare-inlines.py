@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare bts-dump's source locations and inline chains with addr2line.
 
-    compare-inlines.py BTS_DUMP ELF DUMP [ADDR2LINE]
+    compare-inlines.py BTS_DUMP ELF DUMP [ADDR2LINE] [-- BTS_DUMP_ARGS...]
+
+With BTS_DUMP_ARGS, bts-dump runs with them instead of "-k ELF" (say,
+"-s kallsyms --modules DIR" for a module); then MODULE_BASE=0x... in the
+environment means ELF is that module's .ko (ET_REL) with its .text there:
+only addresses inside it are compared, as addr2line -j .text offsets.
 
 ADDR2LINE defaults to llvm-addr2line if installed, else addr2line. GNU
 addr2line 2.40 (Debian 12) names the wrong file for the out-of-line copy
@@ -24,12 +29,25 @@ import shutil
 import subprocess
 import sys
 
-bts, elf, dump = sys.argv[1:4]
-addr2line = sys.argv[4] if len(sys.argv) > 4 else (
+args = sys.argv[1:]
+extra = None
+if "--" in args:
+    extra = args[args.index("--") + 1:]
+    args = args[:args.index("--")]
+bts, elf, dump = args[0:3]
+addr2line = args[3] if len(args) > 3 and args[3] else (
     "llvm-addr2line" if shutil.which("llvm-addr2line") else "addr2line")
+base = int(os.environ["MODULE_BASE"], 16) if os.environ.get("MODULE_BASE") else None
+text_size = 0
+if base is not None:
+    for l in subprocess.run(["readelf", "-S", "-W", elf], capture_output=True,
+                            text=True).stdout.splitlines():
+        f = l.replace("[ ", "[").split()
+        if len(f) > 6 and f[1] == ".text":
+            text_size = int(f[5], 16)
 
-out = subprocess.run([bts, "--json", "--no-decode", "-k", elf, dump],
-                     capture_output=True, text=True)
+out = subprocess.run([bts, "--json", "--no-decode"] + (extra if extra else ["-k", elf]) +
+                     [dump], capture_output=True, text=True)
 if out.returncode != 0:
     sys.exit("bts-dump failed: " + out.stderr.strip()[-500:])
 
@@ -42,13 +60,16 @@ for line in out.stdout.splitlines():
         a = int(o[which], 16)
         if not a >> 63:
             continue            # user space: no source
+        if base is not None and not base <= a < base + text_size:
+            continue            # not in the module
         if which == "from" and o["sw"]:
             a -= 1              # bts-dump looks up the call, before the return address
         ours.setdefault(a, o.get(which + "_src"))
 
 addrs = sorted(ours)
-p = subprocess.run([addr2line, "-a", "-i", "-f", "-e", elf],
-                   input="".join("0x%x\n" % a for a in addrs),
+p = subprocess.run([addr2line, "-a", "-i", "-f", "-e", elf] +
+                   (["-j", ".text"] if base is not None else []),
+                   input="".join("0x%x\n" % (a - (base or 0)) for a in addrs),
                    capture_output=True, text=True)
 if p.returncode != 0:
     sys.exit("addr2line failed: " + p.stderr.strip()[-500:])
@@ -59,7 +80,7 @@ lines = p.stdout.splitlines()
 i = 0
 while i < len(lines):
     if re.match(r"^0x[0-9a-f]+$", lines[i]):
-        cur = int(lines[i], 16)
+        cur = int(lines[i], 16) + (base or 0)
         theirs[cur] = []
         i += 1
         continue

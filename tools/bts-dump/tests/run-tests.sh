@@ -462,6 +462,35 @@ ok_if "console: with a vmlinux, kinds are decoded and lines found" \
 ok_if "console: text that holds no bts line is one error, exit 1" \
 	bash -c "echo 'just a log line' >'$T/plain.txt'; '$BTS' -s '$S' '$T/plain.txt' 2>'$T/pl.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/pl.err') -eq 1 ] && grep -q 'no bts lines' '$T/pl.err'"
 
+# --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
+MODS=$BINDIR/modules
+MBASE=ffffffffa0010000
+python3 - "$MODS/fixmod.ko" "$S" "$T/modks" "$T/mod.recs" "$MBASE" <<'PY'
+import re, subprocess, sys
+ko, syms, ks, recs, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5], 16)
+out = open(syms).read()
+for l in subprocess.run(["nm", ko], capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) == 3 and f[1] in "tT":
+        out += "%x %s %s\t[fixmod]\n" % (base + int(f[0], 16), f[1], f[2])
+# kallsyms goes on past a module's last function (its data, the next module)
+out += "%x d fixmod_data\t[fixmod]\n" % (base + 0x1000)
+open(ks, "w").write(out)
+d = subprocess.run(["objdump", "-d", ko], capture_output=True, text=True).stdout
+a = [base + int(m.group(1), 16) for m in re.finditer(r"^ +([0-9a-f]+):", d, re.M)]
+open(recs, "w").write("".join("%x %x\n" % (x, y) for x, y in zip(a, a[1:] + a[:1])))
+PY
+"$GEN" -o "$T/mod.bts" --stext 0xffffffff81000000 --records-file "$T/mod.recs"
+ok_if "modules: every module address has addr2line -j .text's chain, frame for frame" \
+	env MODULE_BASE=0x$MBASE python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$MODS/fixmod.ko" "$T/mod.bts" addr2line -- -s "$T/modks" --modules "$MODS"
+"$BTS" -s "$T/modks" --modules "$MODS" "$T/mod.bts" >"$T/mod.txt" 2>&1
+ok_if "modules: module records show symbol [module] and module.c:line with inline frames" \
+	grep -qE 'fixmod_work\+0x[0-9a-f]+ \[fixmod\] \[[^]]*module\.c:[0-9]+ mod_(inner|middle) inlined at [^]]*module\.c:[0-9]+' "$T/mod.txt"
+ok_if "modules: without --modules, module records still name their symbols, without lines" \
+	bash -c "'$BTS' -s '$T/modks' '$T/mod.bts' | grep -qE '^ +0 [a-z?]+ +fixmod_work\+0x0 \[fixmod\] -> '"
+ok_if "modules: --modules on a directory without .ko files is one error" \
+	bash -c "mkdir -p '$T/nomods'; '$BTS' -s '$T/modks' --modules '$T/nomods' '$T/mod.bts' >/dev/null 2>'$T/nm.err'; [ \$? -eq 1 ] && grep -q 'no .ko files' '$T/nm.err'"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0
