@@ -54,11 +54,17 @@ static const char *const usage_lines[] = {
 	"    -n, --last N           only the last N records of each CPU's window (0: all)",
 	"    -f, --since-fault      window starts at the fault record",
 	"    -F, --until-fault      window ends at the fault record",
+	"        --around SYM[+OFF] only the records around each branch into SYM",
+	"                           (at OFF), with --context N records (default 5)",
+	"                           before and after",
 	"  output (default: readable text):",
 	"    -j, --json             JSON lines: one \"dump\" object per CPU, one \"branch\" per record",
 	"    -p, --perf             perf-script-like lines",
 	"    -a, --addresses        also print raw addresses (text)",
 	"        --no-indent        do not indent by call depth (text)",
+	"        --insns            also the instructions each record's target ran to",
+	"                           the next branch (text; needs -k or --kcore)",
+	"        --no-summary       no fault summary above a history with a fault",
 	"  analyses (instead of the listing, over all selected records):",
 	"        --hist             hot branch targets and functions by count",
 	"        --callgraph        caller -> callee edges with counts, as DOT",
@@ -311,6 +317,26 @@ static int parse_count(const char *opt, const char *arg, uint64_t *v)
 }
 
 /* By CPU; within a CPU in the order read (a trace.dat has several each). */
+/* --around SYM[+OFF]: OFF in hex with 0x, or decimal. */
+static int parse_around(struct walk_opts *w, const char *arg)
+{
+	const char *plus = strchr(arg, '+');
+	char *end;
+
+	w->around = arg;
+	w->around_len = plus ? (size_t)(plus - arg) : strlen(arg);
+	w->around_has_off = plus != NULL;
+	if (plus) {
+		errno = 0;
+		w->around_off = strtoull(plus + 1, &end, 0);
+		if (!plus[1] || *end || errno)
+			return error_msg("--around: want SYM or SYM+OFF, got \"%s\"", arg);
+	}
+	if (!w->around_len)
+		return error_msg("--around: want SYM or SYM+OFF, got \"%s\"", arg);
+	return 0;
+}
+
 static int dump_cmp(const void *a, const void *b)
 {
 	const struct bts_dump *x = a, *y = b;
@@ -388,6 +414,10 @@ enum {
 	OPT_TOP,
 	OPT_FORCE,
 	OPT_MODULES,
+	OPT_INSNS,
+	OPT_AROUND,
+	OPT_CONTEXT,
+	OPT_NO_SUMMARY,
 };
 
 int main(int argc, char **argv)
@@ -404,6 +434,10 @@ int main(int argc, char **argv)
 		{ "no-decode", no_argument, NULL, OPT_NO_DECODE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "modules", required_argument, NULL, OPT_MODULES },
+		{ "insns", no_argument, NULL, OPT_INSNS },
+		{ "around", required_argument, NULL, OPT_AROUND },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
 		{ "last", required_argument, NULL, 'n' },
 		{ "since-fault", no_argument, NULL, 'f' },
 		{ "until-fault", no_argument, NULL, 'F' },
@@ -419,7 +453,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .walk.po = { .fmt = FMT_TEXT, .indent = true }, .top = 25 };
+	struct options opt = { .walk.po = { .fmt = FMT_TEXT, .indent = true }, .walk.context = 5,
+			       .top = 25 };
 	bool no_lines = false, no_decode = false;
 	struct analysis *an = NULL;
 	struct inputs in = { 0 };
@@ -469,6 +504,21 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MODULES:
 			opt.modules = optarg;
+			break;
+		case OPT_INSNS:
+			opt.walk.insns = true;
+			break;
+		case OPT_AROUND:
+			if (parse_around(&opt.walk, optarg))
+				return 2;
+			break;
+		case OPT_CONTEXT:
+			if (parse_count("--context", optarg, &v))
+				return 2;
+			opt.walk.context = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			break;
+		case OPT_NO_SUMMARY:
+			opt.walk.no_summary = true;
 			break;
 		case 'n':
 			if (parse_count("--last", optarg, &opt.walk.last))

@@ -192,6 +192,8 @@ void resolver_ready(struct resolver *r)
 		return;
 	}
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	/* AT&T, as objdump -d and the kernel's own disassembly print it. */
+	cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	r->cs = (void *)(uintptr_t)h;
 }
 
@@ -505,6 +507,35 @@ static uint8_t thunk_kind(struct resolver *r, uint64_t target)
 	return THUNK_NONE;
 }
 
+size_t resolver_read_text(struct resolver *r, uint64_t addr, uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (r->kcore)
+		n = image_read(r->kcore, addr, buf, len);
+	if (!n && r->vmlinux && !addr_is_user(addr))
+		n = image_read(r->vmlinux, addr - r->image_bias, buf, len);
+	return n;
+}
+
+bool resolver_insn(struct resolver *r, uint64_t addr, struct insn_text *it)
+{
+	csh h = (csh)(uintptr_t)r->cs;
+	uint8_t bytes[16];
+	cs_insn *insn;
+	size_t n;
+
+	if (!r->cs || !(n = resolver_read_text(r, addr, bytes, sizeof(bytes))) ||
+	    cs_disasm(h, bytes, n, addr, 1, &insn) != 1)
+		return false;
+	it->size = insn->size;
+	it->kind = kind_of_insn(insn);
+	snprintf(it->text, sizeof(it->text), "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "",
+		 insn->op_str);
+	cs_free(insn, 1);
+	return true;
+}
+
 /* Decode the instruction at runtime @addr; kind KIND_NR if its bytes are unknown. */
 static struct decoded_insn decode(struct resolver *r, uint64_t addr)
 {
@@ -512,13 +543,10 @@ static struct decoded_insn decode(struct resolver *r, uint64_t addr)
 	csh h = (csh)(uintptr_t)r->cs;
 	uint8_t bytes[16];
 	cs_insn *insn;
-	size_t n = 0;
+	size_t n;
 	uint64_t t;
 
-	if (r->kcore)
-		n = image_read(r->kcore, addr, bytes, sizeof(bytes));
-	if (!n && r->vmlinux && !addr_is_user(addr))
-		n = image_read(r->vmlinux, addr - r->image_bias, bytes, sizeof(bytes));
+	n = resolver_read_text(r, addr, bytes, sizeof(bytes));
 	if (r->vmlinux && !addr_is_user(addr)) {
 		if (image_jump_label(r->vmlinux, addr - r->image_bias, &t)) {
 			d.jump_label = 1;

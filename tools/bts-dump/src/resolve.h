@@ -208,4 +208,17 @@ void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n);
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);
 
+/* Instruction bytes at runtime @addr (--kcore, else the vmlinux); count read. */
+size_t resolver_read_text(struct resolver *r, uint64_t addr, uint8_t *buf, size_t len);
+
+/* One instruction, decoded. */
+struct insn_text {
+	uint8_t size;
+	enum branch_kind kind;	/* KIND_EXC: not a branch */
+	char text[200];		/* "mnemonic operands" */
+};
+
+/* Decode the instruction at runtime @addr; false without bytes or decoder. */
+bool resolver_insn(struct resolver *r, uint64_t addr, struct insn_text *it);
+
 #endif /* BTS_DUMP_RESOLVE_H */

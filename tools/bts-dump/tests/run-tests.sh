@@ -491,6 +491,80 @@ ok_if "modules: without --modules, module records still name their symbols, with
 ok_if "modules: --modules on a directory without .ko files is one error" \
 	bash -c "mkdir -p '$T/nomods'; '$BTS' -s '$T/modks' --modules '$T/nomods' '$T/mod.bts' >/dev/null 2>'$T/nm.err'; [ \$? -eq 1 ] && grep -q 'no .ko files' '$T/nm.err'"
 
+# --- instruction-level history on the fixture kernel ------------------------
+# A flow through the fixture: from user space into start_kernel, a call to
+# keyed(), its static key on (a jmp), keyed calls outer(), which faults.
+python3 - "$FK" "$T/flow.recs" <<'PY'
+import re, subprocess, sys
+fk, out = sys.argv[1], sys.argv[2]
+dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", fk], capture_output=True, text=True).stdout
+ins, sym, cur = {}, {}, None
+for l in dis.splitlines():
+    m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", l)
+    if m:
+        cur = m.group(2); sym[cur] = int(m.group(1), 16); ins[cur] = []; continue
+    m = re.match(r"^ *([0-9a-f]+):\s+(.*)$", l)
+    if m and cur:
+        ins[cur].append((int(m.group(1), 16), m.group(2)))
+find = lambda fn, p: [a for a, t in ins[fn] if re.search(p, t)][0]
+call_keyed = find("start_kernel", r"call .*<keyed>")
+call_outer = find("keyed", r"call .*<outer>")
+fault_at = ins["outer"][1][0]            # outer's second instruction
+recs = [
+    (0x7f0000001000, sym["start_kernel"], 0),
+    (call_keyed, sym["keyed"], 0),
+    (sym["keyed"], call_outer, 0),         # the static key's NOP, now a jmp
+    (call_outer, sym["outer"], 0),
+    (fault_at, sym["asm_exc_page_fault"], 1 << 62),
+]
+open(out, "w").write("".join("%x %x %x\n" % r for r in recs))
+PY
+"$GEN" -o "$T/flow.bts" --stext "0x$(fk_addr _stext)" --flags 2 --reason 1 --records-file "$T/flow.recs"
+"$BTS" -k "$FK" --insns "$T/flow.bts" >"$T/flow.txt" 2>&1
+ok_if "insns: the instructions from a call's target to the next branch are printed, ending at it" \
+	bash -c "sed -n '/^ *3 call /,/^ *4 /p' '$T/flow.txt' | grep -qE '^ +outer\+0x0 +add[a-z]? ' && sed -n '/^ *3 call /,/^ *4 /p' '$T/flow.txt' | grep -qE '^ +outer\+0x3 +mov[a-z]? '"
+ok_if "insns: a gap that is one instruction is that branch itself" \
+	bash -c "sed -n '/^ *1 call /,/^ *2 /p' '$T/flow.txt' | grep -qE '^ +keyed\+0x0 +nop'"
+ok_if "insns: user space has no bytes: said, not guessed" \
+	bash -c "sed -n '/^ *0 /,/^ *1 /p' '$T/flow.txt' | grep -q 'no instructions:' || sed -n '/^ *0 /,/^ *1 /p' '$T/flow.txt' | grep -qE 'start_kernel\+0x0 '"
+# Records missing: from start_kernel's entry to a branch after its first call.
+after_call=$(objdump -d "$FK" | awk '/call .*<call_indirect>/ { getline; sub(":", "", $1); print $1; exit }')
+printf '7f0000001000 %s 0\n%s %s 0\n' "$(fk_addr start_kernel)" "$after_call" "$(fk_addr outer)" >"$T/gap.recs"
+"$GEN" -o "$T/gap.bts" --stext "0x$(fk_addr _stext)" --records-file "$T/gap.recs"
+"$BTS" -k "$FK" --insns "$T/gap.bts" >"$T/gap.txt" 2>&1
+ok_if "insns: a gap that does not decode to the next branch is refused, with why" \
+	grep -qE 'no instructions: a (call|jmp) at 0x[0-9a-f]+ before the next branch' "$T/gap.txt"
+"$BTS" -k "$FK" "$T/flow.bts" >"$T/flow-sum.txt" 2>&1
+ok_if "summary: a capture starts with the faulting instruction, its line and target" \
+	grep -qE '^  fault at #4: outer\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+[^]]*]: mov[a-z]? [^ ].* -> asm_exc_page_fault\+0x0$' "$T/flow-sum.txt"
+ok_if "summary: the call chain at the fault is calls minus returns" \
+	grep -qx '  call chain at the fault (calls minus returns): \[user\] > start_kernel > keyed > outer' "$T/flow-sum.txt"
+ok_if "summary: the last entry from user space is named" \
+	grep -qE '^  last entry from user space: #0 0x7f0000001000 -> start_kernel\+0x0$' "$T/flow-sum.txt"
+"$BTS" -k "$FK" --json "$T/flow.bts" >"$T/flow.json" 2>&1
+ok_if "summary: JSON has it as a \"fault\" object" \
+	bash -c "grep '\"type\":\"fault\"' '$T/flow.json' | grep -q '\"chain\":\[\"\[user\]\",\"start_kernel\",\"keyed\",\"outer\"\]'"
+ok_if "summary: --no-summary leaves it out" \
+	bash -c "! '$BTS' -k '$FK' --no-summary '$T/flow.bts' | grep -q 'fault at #'"
+# --around: only the windows that enter a function, with context.
+"$GEN" -o "$T/around.bts" --walk 400 --symbols "$S" --seed 5
+"$BTS" -s "$S" --around vfs_read --context 1 "$T/around.bts" >"$T/around.txt" 2>&1
+"$BTS" -s "$S" "$T/around.bts" >"$T/around-all.txt" 2>&1
+ok_if "around: every record entering the symbol is shown, with one record of context each side" \
+	python3 - "$T/around-all.txt" "$T/around.txt" <<'PY'
+import re, sys
+def recs(p):
+    return {int(l.split()[0]): l for l in open(p) if re.match(r"^ +\d+ ", l)}
+allr, shown = recs(sys.argv[1]), recs(sys.argv[2])
+enter = [i for i, l in allr.items() if re.search(r"-> vfs_read\+", l)]
+want = {j for i in enter for j in (i - 1, i, i + 1) if j in allr}
+assert enter and set(shown) == want, (len(enter), sorted(set(shown) ^ want)[:5])
+PY
+ok_if "around: separate windows are separated by --" \
+	grep -qx '  --' "$T/around.txt"
+ok_if "around: SYM+OFF matches only that offset; a symbol never entered says so" \
+	bash -c "'$BTS' -s '$S' --around vfs_read+0x7 '$T/around.bts' | grep -q 'no record enters vfs_read' && ! '$BTS' -s '$S' --around 'vfs_read+' '$T/around.bts' 2>/dev/null"
+
 # --- TAP ------------------------------------------------------------------
 n=0
 fail=0
