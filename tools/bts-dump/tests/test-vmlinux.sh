@@ -127,6 +127,28 @@ else
 	results+=("not ok - vmlinux: objdump found no call/jcc in start_kernel to test decoding")
 fi
 
+# 5b. Text the kernel patched at boot: its return thunk jumps are returns.
+objdump -d --no-show-raw-insn --disassemble=do_syscall_64 "$VMLINUX" >"$T/ds.dis" 2>/dev/null
+rt=$(grep -m1 -E 'jmp +ffffffff[0-9a-f]+ <__x86_return_thunk>' "$T/ds.dis" | awk -F: '{print $1}' | tr -d ' ')
+if [ -n "$rt" ]; then
+	# A return from do_syscall_64 lands after the call in entry_SYSCALL_64.
+	"$GEN" -o "$T/rt.bts" --stext "0x$(addr_of _stext)" --rec "$rt:$(addr_of entry_SYSCALL_64)"
+	"$BTS" -k "$VMLINUX" "$T/rt.bts" >"$T/rt.txt" 2>&1
+	ok_if "vmlinux: 'jmp __x86_return_thunk' that went back to a caller is a ret" \
+		grep -qE '^ +0 ret +do_syscall_64\+' "$T/rt.txt"
+else
+	results+=("ok - vmlinux: no jmp __x86_return_thunk in do_syscall_64 # SKIP (no MITIGATION_RETHUNK)")
+fi
+
+# 5c. Build ID: a dump naming this vmlinux's is read; another's is refused.
+id=$(readelf -n "$VMLINUX" | awk '/Build ID:/ { print $3 }')
+if [ -n "$id" ]; then
+	"$GEN" -o "$T/id.bts" --stext "0x$(addr_of _stext)" --build-id "$id" --rec "$sk:$sk"
+	"$GEN" -o "$T/id2.bts" --stext "0x$(addr_of _stext)" --build-id "$(echo "$id" | tr '0-9a-f' '1-9a-f0')" --rec "$sk:$sk"
+	ok_if "vmlinux: a dump with its build ID is read; one with another is refused" \
+		bash -c "'$BTS' -k '$VMLINUX' '$T/id.bts' >/dev/null 2>&1 && ! '$BTS' -k '$VMLINUX' '$T/id2.bts' >/dev/null 2>&1"
+fi
+
 # 6. Everything together runs clean under the sanitizers and stays fast.
 start=$(date +%s.%N)
 "$BTS" -k "$VMLINUX" ${KALLSYMS:+-s "$KALLSYMS"} --json "$T/walk-kaslr.bts" >"$T/all.json" 2>"$T/all.err"
