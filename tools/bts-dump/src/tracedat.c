@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -440,6 +441,11 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 	int pfd[2], status, ret;
 	pid_t pid;
 
+	struct stat sb;
+	unsigned int limit = 60;
+
+	if (!fstat(fd, &sb) && sb.st_size > 0)
+		limit += (unsigned int)(sb.st_size / (10 << 20) < 86400 ? sb.st_size / (10 << 20) : 86400);
 	if (pipe(pfd))
 		return error_msg("%s: pipe: %s", path, strerror(errno));
 	fflush(stdout);
@@ -464,6 +470,9 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 		signal(SIGILL, SIG_DFL);
 		signal(SIGFPE, SIG_DFL);
 		signal(SIGABRT, SIG_DFL);
+		/* Nor a loop: a minute, and a second more per 10 MB of file. */
+		signal(SIGALRM, SIG_DFL);
+		alarm(limit);
 		/* libtracecmd prints to stdout and stderr; only our messages count. */
 		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
@@ -483,6 +492,9 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return error_msg("%s: libtracecmd did not finish reading it in %u s: a damaged trace.dat?",
+				 path, limit);
 	if (WIFSIGNALED(status)) {
 		tracedat_child_crashes++;
 		if (list->n > first)
