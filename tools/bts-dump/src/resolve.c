@@ -259,6 +259,7 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 		memset(r->addrs, 0, (r->addrs_mask + 1) * sizeof(*r->addrs));
 		r->addrs_n = 0;
 		r->text_len = 0;
+		r->src_len = 0;		/* the slots and src_cache referred to it */
 		/* Caches hold runtime addresses: a new bias invalidates them. */
 		u64map_free(&r->kind_cache);
 		u64map_free(&r->src_cache);
@@ -283,6 +284,7 @@ void resolver_make_room(struct resolver *r)
 		memset(r->addrs, 0, (r->addrs_mask + 1) * sizeof(*r->addrs));
 		r->addrs_n = 0;
 		r->text_len = 0;
+		r->src_len = 0;		/* only slots refer to it when there are symbols */
 		return;
 	}
 	r->addrs_mask = old_mask * 2 + 1;
@@ -358,27 +360,19 @@ const struct addr_info *resolve_addr_slow(struct resolver *r, uint64_t addr,
 	return slot;
 }
 
-/* src_cache values: 1 = no location, else (pool offset + 2) | length << 40. */
-#define SRC_LEN_SHIFT	40
-
-const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
+/*
+ * Source locations live in src_pool as a 16-bit length, the text and a NUL;
+ * an address slot (or, without symbols, src_cache) keeps pool offset + 2,
+ * or 1 for "no location".
+ */
+static uint64_t lookup_src(struct resolver *r, uint64_t addr)
 {
 	char buf[1024];
-	uint64_t *v;
+	struct image *img = r->vmlinux;
+	uint64_t at = addr - r->image_bias, off;
+	uint16_t n16;
 	size_t n;
 
-	struct image *img = r->vmlinux;
-	uint64_t at = addr - r->image_bias;
-
-	if (!r->want_src || (!r->vmlinux && !r->nmodules) || addr_is_user(addr))
-		return NULL;
-	v = u64map_get(&r->src_cache, addr, 0);
-	if (*v) {
-		if (*v == 1)
-			return NULL;
-		*len = (size_t)(*v >> SRC_LEN_SHIFT);
-		return r->src_pool + (*v & ((1ULL << SRC_LEN_SHIFT) - 1)) - 2;
-	}
 	if (r->nmodules && r->have_syms) {
 		const struct sym *s = symtab_lookup(&r->st, addr - r->bias);
 
@@ -389,19 +383,46 @@ const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
 		}
 	}
 	n = img ? image_srcline(img, at, buf, sizeof(buf)) : 0;
-	if (!n) {
-		*v = 1;
-		return NULL;
-	}
-	if (r->src_len + n + 1 > r->src_cap) {
-		r->src_cap = (r->src_cap + n + 1) * 2;
+	if (!n || r->src_len + n + 3 >= UINT32_MAX)
+		return 1;
+	if (r->src_len + n + 3 > r->src_cap) {
+		r->src_cap = (r->src_cap + n + 3) * 2;
 		r->src_pool = xrealloc(r->src_pool, r->src_cap);
 	}
-	memcpy(r->src_pool + r->src_len, buf, n + 1);
-	*v = (r->src_len + 2) | (uint64_t)n << SRC_LEN_SHIFT;
-	*len = n;
-	r->src_len += n + 1;
-	return r->src_pool + r->src_len - n - 1;
+	off = r->src_len;
+	n16 = (uint16_t)n;
+	memcpy(r->src_pool + off, &n16, 2);
+	memcpy(r->src_pool + off + 2, buf, n + 1);
+	r->src_len += n + 3;
+	return off + 2;
+}
+
+const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len)
+{
+	uint64_t v;
+	uint16_t n16;
+
+	if (!r->want_src || (!r->vmlinux && !r->nmodules) || addr_is_user(addr))
+		return NULL;
+	if (r->have_syms) {
+		/* The address's own slot: no second table to look up. */
+		struct addr_info *slot = (struct addr_info *)resolve_addr(r, addr);
+
+		if (!slot->src)
+			slot->src = (uint32_t)lookup_src(r, addr);
+		v = slot->src;
+	} else {
+		uint64_t *c = u64map_get(&r->src_cache, addr, 0);
+
+		if (!*c)
+			*c = lookup_src(r, addr);
+		v = *c;
+	}
+	if (v == 1)
+		return NULL;
+	memcpy(&n16, r->src_pool + v - 2, 2);
+	*len = n16;
+	return r->src_pool + v;
 }
 
 void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n)
@@ -425,9 +446,12 @@ void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n)
 	size_t len;
 
 	sort_u64(addrs, n);
-	for (size_t i = 0; i < n; i++)
-		if (!i || addrs[i] != addrs[i - 1])
-			resolve_src(r, addrs[i], &len);
+	for (size_t i = 0; i < n; i++) {
+		if (i && addrs[i] == addrs[i - 1])
+			continue;
+		resolver_between_records(r);
+		resolve_src(r, addrs[i], &len);
+	}
 }
 
 static enum branch_kind kind_of_insn(const cs_insn *insn)

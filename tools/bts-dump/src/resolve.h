@@ -72,7 +72,8 @@ struct addr_info {
 	uint16_t text_len;	/* 0 without a symbol */
 	uint8_t at_entry;	/* the address is the symbol's first byte */
 	uint8_t text_inline;	/* 1: in @text, 2: in resolver.scratch_text */
-	char text[40];
+	uint32_t src;		/* source line: 0 not looked up, 1 none, else pool offset + 2 */
+	char text[36];
 };
 
 struct resolver {
