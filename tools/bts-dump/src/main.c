@@ -22,7 +22,7 @@
 #include "console.h"
 #include "tracedat.h"
 
-#define BTS_DUMP_VERSION_STRING	"1.0"
+#define BTS_DUMP_VERSION_STRING	"1.1"
 
 static const char *const usage_lines[] = {
 	"usage: bts-dump [options] [FILE|DIR]...",
@@ -78,8 +78,8 @@ static const char *const usage_lines[] = {
 	"  exception left a non-branch instruction) patched (the vmlinux's bytes",
 	"  do not go where the CPU went: code rewritten at run time; --kcore has",
 	"  the live bytes) branch (unknown); a '?' means guessed from symbols,",
-	"  not decoded. 'user->kernel'/'kernel->user' mark",
-	"  mode changes and '<== FAULT' the record where the fault happened.",
+	"  not decoded. 'user->kernel'/'kernel->user' mark mode changes and",
+	"  '<== FAULT' the record where the fault happened.",
 	"  Exit status: 0 ok, 1 an input could not be read, 2 usage error.",
 	"",
 	"  examples:",
