@@ -411,10 +411,11 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 	return 0;
 }
 
-int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st)
+int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
+		    bool force)
 {
-	size_t missing = 0, ambiguous = 0;
-	const struct console_ref *first = NULL;
+	size_t missing = 0, ambiguous = 0, beyond = 0;
+	const struct console_ref *first = NULL, *first_beyond = NULL;
 
 	for (size_t i = 0; i < pend->n; i++) {
 		const struct console_ref *r = &pend->refs[i];
@@ -424,14 +425,16 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		if (!r->raw) {
 			int k = symtab_find_name(st, pend->pool + r->name, r->name_len,
 						 r->mod_len ? pend->pool + r->mod : "", r->mod_len,
-						 r->size, &addr);
+						 r->size, r->value, &addr);
 
 			if (k < 0) {
 				if (!missing++)
 					first = r;
 				addr = 0;
 			} else {
-				ambiguous += k;
+				if (k == 2 && !beyond++)
+					first_beyond = r;
+				ambiguous += k == 1;
 				addr += r->value;
 			}
 		}
@@ -443,6 +446,17 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 	for (size_t i = 0; i < list->n; i++)
 		if (list->d[i].origin && !strcmp(list->d[i].origin, "console"))
 			list->d[i].stext = st->stext;
+	if (beyond) {
+		/* sym+off past the end of sym here: these are not the printing kernel's symbols. */
+		if (!force)
+			return error_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
+					 beyond, pend->pool + first_beyond->name,
+					 (unsigned long long)first_beyond->value,
+					 (unsigned long long)first_beyond->size) * 2;
+		warn_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx); --force: using them anyway",
+			 beyond, pend->pool + first_beyond->name, (unsigned long long)first_beyond->value,
+			 (unsigned long long)first_beyond->size);
+	}
 	if (ambiguous)
 		warn_msg("%zu addresses name a symbol that exists more than once with that size; took the first",
 			 ambiguous);

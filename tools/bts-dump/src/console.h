@@ -40,10 +40,12 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 
 /*
  * Fill in the pending addresses from @st (finished with want_names).
- * Warns once about names @st does not have. Return: 0, or -1 if some
- * could not be found.
+ * Return: 0; -1 if some names are not in @st (one message); -2 if some
+ * offsets are past the end of their symbol in @st (@st belongs to another
+ * kernel: one message; with @force a warning and 0).
  */
-int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st);
+int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
+		    bool force);
 
 void console_pending_free(struct console_pending *pend);
 

@@ -437,7 +437,7 @@ static void module_layout(struct image *img, const struct symtab *st, const char
 				continue;
 			name = elf_strptr(img->elf, sh.sh_link, sym.st_name);
 			if (name && *name &&
-			    symtab_find_name(st, name, strlen(name), mod, strlen(mod), 0, &addr) >= 0)
+			    symtab_find_name(st, name, strlen(name), mod, strlen(mod), 0, 0, &addr) >= 0)
 				l->base[sym.st_shndx] = addr - sym.st_value;
 		}
 	}

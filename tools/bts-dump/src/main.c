@@ -641,8 +641,16 @@ int main(int argc, char **argv)
 				else
 					list.d[ndumps++] = list.d[i];
 			}
-		} else if (console_resolve(&pend, &list, &r.st)) {
-			status = 1;
+		} else {
+			int ret = console_resolve(&pend, &list, &r.st, opt.force);
+
+			if (ret)
+				status = 1;
+			if (ret == -2) {
+				/* another kernel's symbols: print nothing */
+				console_pending_free(&pend);
+				goto out;
+			}
 		}
 	}
 	console_pending_free(&pend);

@@ -624,8 +624,9 @@ static enum branch_kind checked_kind(struct resolver *r, const struct decoded_in
 	if (d->direct) {
 		if (d->target == rec->to)
 			return k;
+		/* A return, unless it went to another return thunk (ITS, SRSO). */
 		if (d->thunk == THUNK_RETURN && k == KIND_JMP)
-			return KIND_RET;
+			return thunk_kind(r, rec->to) == THUNK_RETURN ? KIND_JMP : KIND_RET;
 		if (d->thunk == THUNK_INDIRECT || d->thunk == THUNK_STATIC_CALL)
 			return k;	/* the target is chosen at run time */
 		return is_entry(r, ti) ? KIND_EXC : KIND_PATCHED;

@@ -344,10 +344,10 @@ static void build_names(struct symtab *st)
 }
 
 int symtab_find_name(const struct symtab *st, const char *name, size_t len, const char *mod,
-		     size_t mod_len, uint64_t size, uint64_t *addr)
+		     size_t mod_len, uint64_t size, uint64_t off, uint64_t *addr)
 {
-	size_t k, found = 0, sized = 0;
-	uint64_t first = 0, first_sized = 0;
+	size_t k, found = 0, sized = 0, fits = 0;
+	uint64_t first = 0, first_sized = 0, first_fit = 0;
 
 	if (!st->name_slots)
 		return -1;
@@ -361,7 +361,9 @@ int symtab_find_name(const struct symtab *st, const char *name, size_t len, cons
 			continue;
 		if (!found++)
 			first = sn->addr;
-		if (size && sn->size == size && !sized++)
+		if (off < sn->size && !fits++)
+			first_fit = sn->addr;
+		if (size && sn->size == size && off < sn->size && !sized++)
 			first_sized = sn->addr;
 	}
 	if (!found)
@@ -370,8 +372,12 @@ int symtab_find_name(const struct symtab *st, const char *name, size_t len, cons
 		*addr = first_sized;
 		return sized > 1;
 	}
+	if (fits) {
+		*addr = first_fit;
+		return fits > 1;
+	}
 	*addr = first;
-	return found > 1;
+	return 2;	/* the offset is past every symbol of that name */
 }
 
 static void build_index(struct symtab *st)

@@ -72,11 +72,14 @@ const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
 /*
  * The address of text symbol @name (in module @mod, "[mod]", or the core
  * kernel if @mod_len is 0), built by symtab_finish() when want_names is
- * set. Among symbols of that name, the one of @size (0: any) is taken.
- * Return: 0 found, 1 found but ambiguous (the first taken), -1 not found.
+ * set. Among symbols of that name, one of @size (0: any) that @off fits
+ * in is taken, else one @off fits in.
+ * Return: 0 found, 1 found but ambiguous (the first taken), 2 found but
+ * @off is past the end of every symbol of that name (another kernel's
+ * symbols?), -1 not found.
  */
 int symtab_find_name(const struct symtab *st, const char *name, size_t len, const char *mod,
-		     size_t mod_len, uint64_t size, uint64_t *addr);
+		     size_t mod_len, uint64_t size, uint64_t off, uint64_t *addr);
 
 /*
  * The pool keeps 16 readable bytes after every name, so a name may be

@@ -66,6 +66,8 @@ cases = [
      ret_site, after("start_kernel", call_keyed), "ret"),
     ("jmp __x86_return_thunk into the thunk (not patched) is a jmp",
      ret_site, sym["__x86_return_thunk"], "jmp"),
+    ("jmp __x86_return_thunk patched to another return thunk (ITS) is a jmp into it",
+     ret_site, sym["its_return_thunk"], "jmp"),
     ("the thunk's own ret is a ret",
      sym["__x86_return_thunk"], after("start_kernel", call_keyed), "ret"),
     ("a static-key NOP that jumped to its __jump_table target is a jmp",
