@@ -340,6 +340,18 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
             for boot in ex.map(lambda b: b.run(), boots):
                 evaluate(boot)
+        # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries.
+        logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
+        if not DEBUG and logs:
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
+                                "CONSOLE_LOGS=" + " ".join(logs),
+                                f"SYSTEM_MAP={os.path.join(BUILD, 'obj-test/System.map')}",
+                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
+            if p.returncode != 0:
+                record("host: bts-dump console tests exit status", False,
+                       p.stderr.strip()[-300:])
         # The trace-cmd report plugin, on the trace.dat the guest recorded.
         dat = os.path.join(OUT, "shared", "trace.dat")
         if not DEBUG and os.path.exists(dat):
@@ -352,7 +364,8 @@ def main():
                        p.stderr.strip()[-300:])
             # bts-dump reading the same trace.dat, against trace-cmd report.
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                                "test-tracedat", f"TRACE_DAT={dat}"],
+                                "test-tracedat", f"TRACE_DAT={dat}",
+                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
                                cwd=TOP, capture_output=True, text=True)
             parse_tap(p.stdout, "host: bts-dump trace.dat")
             if p.returncode != 0:

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "resolve.h"
 #include "symtab.h"
 #include "util.h"
 
@@ -30,6 +31,8 @@ struct console_ref {
 	uint32_t name, mod;	/* offsets in pend->pool */
 	uint64_t value;		/* raw: the address; else the offset */
 	uint64_t size;		/* the symbol's size as %pS printed it */
+	uint64_t start;		/* the symbol chosen (its address) */
+	uint8_t ambiguous;	/* several symbols of that name and size */
 };
 
 /* Lines longer than this are no bts lines (the kernel's are < 600 bytes). */
@@ -411,8 +414,130 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 	return 0;
 }
 
+static bool same_name(const struct console_pending *pend, const struct console_ref *a,
+		      const struct console_ref *b)
+{
+	return !a->raw && !b->raw && a->name_len == b->name_len && a->mod_len == b->mod_len &&
+	       !memcmp(pend->pool + a->name, pend->pool + b->name, a->name_len) &&
+	       (!a->mod_len || !memcmp(pend->pool + a->mod, pend->pool + b->mod, a->mod_len));
+}
+
+/* Make @r the symbol at @start if it is one of its candidates. */
+static bool choose(const struct console_pending *pend, const struct symtab *st,
+		   struct console_ref *r, uint64_t start)
+{
+	uint64_t starts[1024];
+	size_t n = symtab_name_starts(st, pend->pool + r->name, r->name_len,
+				      r->mod_len ? pend->pool + r->mod : "", r->mod_len, r->size,
+				      r->value, starts, ARRAY_SIZE(starts));
+
+	for (size_t k = 0; k < n; k++) {
+		if (starts[k] == start) {
+			r->start = start;
+			r->ambiguous = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Static functions of one name and size (copies of a header's inline, in
+ * several files) cannot be told apart by their text. Their neighbours
+ * can: the CPU runs on from where a branch went, so a record's 'to' and
+ * the next record's 'from' are in the same function when they name it.
+ * Known choices spread to ambiguous neighbours, forward and back.
+ * Returns how many stay ambiguous (the first candidate kept).
+ */
+static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
+			   const struct symtab *st, struct resolver *res)
+{
+	size_t **refs = xcalloc(list->n ? list->n : 1, sizeof(*refs)), left = 0;
+
+	/* Each console dump's refs by record: 2 * rec + which. */
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+
+		if (!refs[r->dump])
+			refs[r->dump] = xcalloc(2 * (size_t)list->d[r->dump].count + 1, sizeof(size_t));
+		refs[r->dump][2 * (size_t)r->rec + r->which] = i;
+	}
+	for (int pass = 0; pass < 6; pass++) {
+		bool changed = false;
+
+		/* Anchors: a direct call or jump from a known place names its target. */
+		for (size_t d = 0; res && d < list->n; d++) {
+			for (uint32_t i = 0; refs[d] && i < list->d[d].count; i++) {
+				struct console_ref *from = &pend->refs[refs[d][2 * (size_t)i]];
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+				uint64_t t;
+
+				if (!to->ambiguous || from->ambiguous || (from->raw && !from->value) ||
+				    (!from->raw && !from->start))
+					continue;
+				if (resolver_branch_target(res, (from->raw ? 0 : from->start) + from->value, &t))
+					changed |= choose(pend, st, to, t - to->value);
+			}
+		}
+		/*
+		 * A return lands right after its call: a 'to' at F+off is in the copy
+		 * of F whose call at F+off-2..7 was recorded, if one was (the newest).
+		 */
+		for (size_t d = 0; d < list->n; d++) {
+			for (uint32_t i = 0; refs[d] && i < list->d[d].count; i++) {
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+
+				for (uint32_t j = i; to->ambiguous && j-- > 0;) {
+					struct console_ref *call = &pend->refs[refs[d][2 * (size_t)j]];
+
+					if (!call->ambiguous && call->value < to->value &&
+					    call->value + 7 >= to->value && call->value + 2 <= to->value &&
+					    same_name(pend, call, to))
+						changed |= choose(pend, st, to, call->start);
+				}
+			}
+		}
+
+		for (size_t d = 0; d < list->n; d++) {
+			uint32_t count = list->d[d].count;
+
+			for (uint32_t j = 0; refs[d] && j + 1 < count; j++) {
+				/* forward passes walk up, backward ones down */
+				uint32_t i = pass % 2 ? count - 2 - j : j;
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+				struct console_ref *from = &pend->refs[refs[d][2 * (size_t)i + 2]];
+
+				if (!same_name(pend, to, from) || to->ambiguous == from->ambiguous)
+					continue;
+				if (to->ambiguous)
+					changed |= choose(pend, st, to, from->start);
+				else
+					changed |= choose(pend, st, from, to->start);
+			}
+		}
+		if (!changed && pass)
+			break;
+	}
+	for (size_t i = 0; i < pend->n; i++) {
+		struct console_ref *r = &pend->refs[i];
+		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
+
+		if (r->raw || (!r->start && !r->ambiguous))
+			continue;
+		left += r->ambiguous;
+		if (r->which)
+			rec->to = r->start + r->value;
+		else
+			rec->from = r->start + r->value;
+	}
+	for (size_t d = 0; d < list->n; d++)
+		free(refs[d]);
+	free(refs);
+	return left;
+}
+
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
-		    bool force)
+		    bool force, struct resolver *res)
 {
 	size_t missing = 0, ambiguous = 0, beyond = 0;
 	const struct console_ref *first = NULL, *first_beyond = NULL;
@@ -434,7 +559,8 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 			} else {
 				if (k == 2 && !beyond++)
 					first_beyond = r;
-				ambiguous += k == 1;
+				pend->refs[i].ambiguous = k == 1;
+				pend->refs[i].start = addr;
 				addr += r->value;
 			}
 		}
@@ -443,6 +569,7 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		else
 			rec->from = addr;
 	}
+	ambiguous = disambiguate(pend, list, st, res);
 	for (size_t i = 0; i < list->n; i++)
 		if (list->d[i].origin && !strcmp(list->d[i].origin, "console"))
 			list->d[i].stext = st->stext;
@@ -458,7 +585,7 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 			 (unsigned long long)first_beyond->size);
 	}
 	if (ambiguous)
-		warn_msg("%zu addresses name a symbol that exists more than once with that size; took the first",
+		warn_msg("%zu addresses name a static function that exists more than once with that size, and neither neighbour tells which; took the first",
 			 ambiguous);
 	if (missing)
 		return error_msg("%zu addresses name symbols the symbol table does not have (the first: %s+0x%llx%s%s); they print as 0x0: symbols of another kernel?",

@@ -17,6 +17,7 @@
 #include "dump.h"
 
 struct symtab;
+struct resolver;
 
 /* Addresses still to be found by name, for console_resolve(). */
 struct console_pending {
@@ -39,13 +40,14 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 		 const char *release);
 
 /*
- * Fill in the pending addresses from @st (finished with want_names).
+ * Fill in the pending addresses from @st (finished with want_names); with
+ * @r's vmlinux, direct branches tell apart static functions of one name.
  * Return: 0; -1 if some names are not in @st (one message); -2 if some
  * offsets are past the end of their symbol in @st (@st belongs to another
  * kernel: one message; with @force a warning and 0).
  */
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
-		    bool force);
+		    bool force, struct resolver *r);
 
 void console_pending_free(struct console_pending *pend);
 

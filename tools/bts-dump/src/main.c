@@ -642,7 +642,7 @@ int main(int argc, char **argv)
 					list.d[ndumps++] = list.d[i];
 			}
 		} else {
-			int ret = console_resolve(&pend, &list, &r.st, opt.force);
+			int ret = console_resolve(&pend, &list, &r.st, opt.force, &r);
 
 			if (ret)
 				status = 1;

@@ -596,6 +596,26 @@ static struct decoded_insn decode(struct resolver *r, uint64_t addr)
 	return d;
 }
 
+bool resolver_branch_target(struct resolver *r, uint64_t addr, uint64_t *target)
+{
+	uint64_t shift = 0;
+	struct decoded_insn d;
+	uint64_t saved = r->image_bias;
+
+	if (!r->vmlinux || !r->cs || addr_is_user(addr))
+		return false;
+	/* Symbol-table addresses: move them as the table's _stext is moved. */
+	if (r->st.stext && image_stext(r->vmlinux))
+		shift = r->st.stext - image_stext(r->vmlinux);
+	r->image_bias = shift;
+	d = decode(r, addr);
+	r->image_bias = saved;
+	if (!d.direct || (d.kind != KIND_CALL && d.kind != KIND_JMP && d.kind != KIND_JCC))
+		return false;
+	*target = d.target;
+	return true;
+}
+
 /* Where interrupts and exceptions enter the kernel (IDT entries, by name). */
 static bool is_entry(struct resolver *r, const struct addr_info *ai)
 {

@@ -209,6 +209,12 @@ void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n);
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);
 
+/*
+ * Where the direct branch at @addr (an address of the symbol table, not
+ * of a dump) goes, from the vmlinux's bytes; false if it is none.
+ */
+bool resolver_branch_target(struct resolver *r, uint64_t addr, uint64_t *target);
+
 /* Instruction bytes at runtime @addr (--kcore, else the vmlinux); count read. */
 size_t resolver_read_text(struct resolver *r, uint64_t addr, uint8_t *buf, size_t len);
 

@@ -380,6 +380,34 @@ int symtab_find_name(const struct symtab *st, const char *name, size_t len, cons
 	return 2;	/* the offset is past every symbol of that name */
 }
 
+size_t symtab_name_starts(const struct symtab *st, const char *name, size_t len, const char *mod,
+			  size_t mod_len, uint64_t size, uint64_t off, uint64_t *starts, size_t max)
+{
+	size_t n = 0, sized = 0;
+
+	if (!st->name_slots)
+		return 0;
+	/* Two rounds: those of the printed size, else those the offset fits. */
+	for (int round = 0; round < 2 && !n; round++) {
+		for (size_t k = name_hash(name, len) & st->name_mask; st->name_slots[k];
+		     k = (k + 1) & st->name_mask) {
+			const struct sym_name *sn = &st->names[st->name_slots[k] - 1];
+			const char *m = sn->module ? st->pool + sn->module : "";
+
+			if (sn->name_len != len || memcmp(st->pool + sn->name, name, len) ||
+			    strlen(m) != mod_len || memcmp(m, mod, mod_len) || off >= sn->size ||
+			    (!round && sn->size != size))
+				continue;
+			if (n < max)
+				starts[n] = sn->addr;
+			n++;
+		}
+		sized = n;
+	}
+	(void)sized;
+	return n < max ? n : max;
+}
+
 static void build_index(struct symtab *st)
 {
 	size_t best_lo = 0, best_n = 0, run_lo = 0;

@@ -81,6 +81,10 @@ const struct sym *symtab_lookup(const struct symtab *st, uint64_t addr);
 int symtab_find_name(const struct symtab *st, const char *name, size_t len, const char *mod,
 		     size_t mod_len, uint64_t size, uint64_t off, uint64_t *addr);
 
+/* The starts of every symbol symtab_find_name() chose among (at most @max). */
+size_t symtab_name_starts(const struct symtab *st, const char *name, size_t len, const char *mod,
+			  size_t mod_len, uint64_t size, uint64_t off, uint64_t *starts, size_t max);
+
 /*
  * The pool keeps 16 readable bytes after every name, so a name may be
  * copied in whole 16-byte chunks (see out_sym_name()).

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (console_load("fuzz.log", fd, &list, &pend, "6.12.117-bts") == 0)
-		console_resolve(&pend, &list, &resolver.st, true);
+		console_resolve(&pend, &list, &resolver.st, true, &resolver);
 	close(fd);
 	console_pending_free(&pend);
 	out_init(&o, -1, 4096);

@@ -4,10 +4,15 @@
 # bts-dump reading a real trace.dat (the guest's, from trace-cmd extract)
 # against trace-cmd report on the same file. TAP; skips without TRACE_DAT.
 #
-#   test-tracedat.sh BINDIR TRACE_DAT
+#   test-tracedat.sh BINDIR TRACE_DAT [VMLINUX]
+#
+# With the VMLINUX of the kernel that recorded it, the trace.dat's records
+# are also written as console text (tests/gen-console.py, with the kallsyms
+# the trace.dat saved) and read back: every address must come back exactly.
 set -u
 BTS=$1/bts-dump
 TRACE_DAT=${2:-}
+VMLINUX=${3:-}
 if [ -z "$TRACE_DAT" ]; then
 	echo "1..0 # SKIP TRACE_DAT not given (make test-tracedat TRACE_DAT=path)"
 	exit 0
@@ -27,7 +32,9 @@ trace-cmd report -i "$TRACE_DAT" 2>/dev/null | grep -E ' bts: +cpu=[0-9]+ [0-9]+
 "$BTS" --no-indent "$TRACE_DAT" >"$T/bts.txt" 2>"$T/bts.err"
 rc=$?
 "$BTS" --json "$TRACE_DAT" >"$T/bts.json" 2>/dev/null
-echo "1..4"
+plan=4
+[ -n "$VMLINUX" ] && [ -r "$VMLINUX" ] && plan=5
+echo "1..$plan"
 check "trace.dat: bts-dump reads it, exit 0, no error" "[ $rc -eq 0 ] && ! grep -qv 'warning' '$T/bts.err'"
 check "trace.dat: as many records as trace-cmd report shows bts entries ($(wc -l <"$T/report.txt"))" \
 	"[ \$(grep -cE '^ +[0-9]+ ' '$T/bts.txt') -eq \$(wc -l <'$T/report.txt') ] && [ -s '$T/report.txt' ]"
@@ -75,4 +82,25 @@ print(len(d), sum(o.get("missing", 0) for o in d))
 PY
 check "trace.dat: every history is whole (no pos gaps; $(cat "$T/missing.txt") = histories, missing)" \
 	"[ \$(cut -d' ' -f1 '$T/missing.txt') -gt 0 ] && [ \$(cut -d' ' -f2 '$T/missing.txt') -eq 0 ]"
+if [ $plan -eq 5 ]; then
+	python3 - "$T/bts.json" "$T/gt.recs" <<'PY'
+import collections, json, sys
+b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
+n = collections.Counter(o["cpu"] for o in b)
+with open(sys.argv[2], "w") as f:
+    for o in b:
+        f.write("%d %d %d 0 %s %s %s\n" % (o["cpu"], o["index"], n[o["cpu"]], o["from"][2:],
+                                          o["to"][2:], o["flags"][2:]))
+PY
+	python3 "$(dirname "$0")/gen-console.py" --kallsyms "$T/kallsyms" "$T/gt.recs" >"$T/gt.log"
+	"$BTS" -s "$T/kallsyms" -k "$VMLINUX" --json "$T/gt.log" >"$T/gt.json" 2>"$T/gt.err"
+	python3 - "$T/gt.recs" "$T/gt.json" >"$T/gt.sum" <<'PY'
+import json, sys
+a = [tuple(l.split()[4:6]) for l in open(sys.argv[1])]
+b = [(o["from"][2:], o["to"][2:]) for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch"]
+print(len(a), len(b), sum(x != y for x, y in zip(a, b)))
+PY
+	check "trace.dat: its records as console text come back to the same addresses with the vmlinux ($(cat "$T/gt.sum") = records, read, wrong; $(head -c 160 "$T/gt.err" | tr '\n' ' '))" \
+		"read a b c <'$T/gt.sum'; [ \$a -gt 0 ] && [ \$a -eq \$b ] && [ \$c -eq 0 ]"
+fi
 exit $((fail > 0))
