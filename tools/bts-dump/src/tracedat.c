@@ -479,7 +479,13 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 			dup2(null, STDERR_FILENO);
 		}
 		w.fd = pfd[1];
-		ret = read_tracedat(fd, st != NULL, &w);
+		/* libtracecmd reads from the descriptor's offset: the start. */
+		if (lseek(fd, 0, SEEK_SET) != 0) {
+			wmsg(&w, 'E', "cannot seek to its start");
+			ret = 1;
+		} else {
+			ret = read_tracedat(fd, st != NULL, &w);
+		}
 		wflush(&w);
 		_exit(ret);
 	}

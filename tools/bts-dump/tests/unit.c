@@ -13,6 +13,7 @@
 #include "resolve.h"
 #include "stack.h"
 #include "symtab.h"
+#include "tracedat.h"
 #include "util.h"
 
 static int failures;
@@ -531,6 +532,28 @@ static void test_resolve_never_fills_the_table(void)
 	report(ok, "resolve: 20000 lookups without a between-records step end and stay right");
 }
 
+/* A trace.dat opened and read by someone else first: read from its start. */
+static void test_tracedat_any_offset(void)
+{
+	const char *path = "tests/fuzz/tracedat/seed-two-histories.dat";
+	struct dump_list list = { 0 };
+	struct stat sb;
+	bool ok = true;
+	int fd = open_input(path, &sb);
+
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(lseek(fd, 0, SEEK_END) > 0);
+		CHECK(tracedat_load(path, fd, &list, NULL) == 0);
+		close(fd);
+	}
+	CHECK(list.n == 2);
+	for (size_t i = 0; i < list.n; i++)
+		bts_dump_free(&list.d[i]);
+	free(list.d);
+	report(ok, "tracedat: a descriptor left at the end of the file is read from its start");
+}
+
 static void test_stack_calls_returns(void)
 {
 	struct callstack cs = { .n = 0 };
@@ -630,6 +653,7 @@ int main(void)
 	test_symtab_index();
 	test_kaslr_bias();
 	test_resolve_never_fills_the_table();
+	test_tracedat_any_offset();
 	test_stack_calls_returns();
 	test_stack_call_edges();
 	test_out_format();
