@@ -31,7 +31,11 @@ for t in "$@"; do
 	mkdir -p "$work" "$crashes"
 	if [ $merge -eq 1 ]; then
 		tmp=$(mktemp -d)
-		"$BINDIR/fuzz-$t" -merge=1 "$tmp" "$seeds" "$work" >"$BINDIR/fuzz-$t-merge.log" 2>&1
+		# The same options as a run; artifacts (of the trace.dat reading
+		# child, which carries libFuzzer's handlers) go beside it.
+		ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+			"$BINDIR/fuzz-$t" -merge=1 -artifact_prefix="$crashes/" -rss_limit_mb=2048 \
+			"$tmp" "$seeds" "$work" >"$BINDIR/fuzz-$t-merge.log" 2>&1
 		rm -f "$seeds"/[0-9a-f]*
 		cp "$tmp"/* "$seeds"/ 2>/dev/null
 		rm -rf "$tmp"
