@@ -65,6 +65,11 @@ for t in "$@"; do
 		rc_all=1
 	else
 		echo "fuzz $t: executions ${execs:-unknown} in ${secs:-$SECONDS_TO_RUN} s, crashes 0${extra:+ ($extra, contained: one-line errors)}"
+		# The trace.dat target's reading child is a fork of the fuzzer: a
+		# sanitizer report or a huge malloc there leaves an artifact too.
+		if [ "$found" -gt 0 ]; then
+			echo "fuzz $t: the reading child left $found crash-/oom- artifacts in $crashes (each one line from bts-dump; replay with bts-dump FILE)"
+		fi
 	fi
 done
 exit $rc_all
