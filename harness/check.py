@@ -442,6 +442,18 @@ def main():
         # record (tools/measure/bts-vs-exec.sh; a boot of its own).
         if hw_ok and not DEBUG and (not ONLY or re.search(ONLY, "hw-bts-vs-exec")):
             bve_check()
+        # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries.
+        logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
+        if not DEBUG and logs:
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
+                                "CONSOLE_LOGS=" + " ".join(logs),
+                                f"SYSTEM_MAP={os.path.join(BUILD, 'obj-test/System.map')}",
+                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
+            if p.returncode != 0:
+                record("host: bts-dump console tests exit status", False,
+                       p.stderr.strip()[-300:])
         # The trace-cmd report plugin, on the trace.dat the guest recorded.
         dat = os.path.join(OUT, "shared", "trace.dat")
         if not DEBUG and os.path.exists(dat):
@@ -451,6 +463,20 @@ def main():
             parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
             if p.returncode != 0:
                 record("host: bts-dump plugin tests exit status", False,
+                       p.stderr.strip()[-300:])
+        # bts-dump reading the guests' trace.dat (software and hardware
+        # records), against trace-cmd report.
+        for boot in ("shared", "hw-shared"):
+            dat = os.path.join(OUT, boot, "trace.dat")
+            if DEBUG or not os.path.exists(dat):
+                continue
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-tracedat", f"TRACE_DAT={dat}",
+                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, f"host: bts-dump trace.dat ({boot})")
+            if p.returncode != 0:
+                record(f"host: bts-dump trace.dat tests exit status ({boot})", False,
                        p.stderr.strip()[-300:])
 
     passed = sum(1 for _, ok, skip in results if ok and not skip)

@@ -7,7 +7,7 @@ pkgs=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	cpio xz-utils rsync ccache python3 dwarves kmod
 	qemu-system-x86 busybox-static trace-cmd
-	pkg-config libdw-dev libcapstone-dev libtraceevent-dev
+	pkg-config libdw-dev libcapstone-dev libtraceevent-dev libtracecmd-dev libtracefs-dev
 	clang llvm
 	# make qemu: Debian's qemu 7.2 source and what its build needs
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev

@@ -44,4 +44,8 @@ void bts_capture_clear(void);
 
 void bts_test_gpf(void);	/* bts_test_fault.c, test kernels only */
 
+/* The vmlinux's ELF notes (NOTES in vmlinux.lds.h): its GNU build ID. */
+extern const void __start_notes;
+extern const void __stop_notes;
+
 #endif /* _KERNEL_TRACE_BTS_CORE_H */

@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bts.h>
+#include <linux/buildid.h>
 #include <linux/cpu.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
@@ -487,6 +488,18 @@ struct bts_dump_file {
 	u8 data[];	/* struct bts_dump_header, then the records */
 };
 
+/* The running kernel's GNU build ID: bts-dump tells a matching vmlinux by it. */
+static unsigned char bts_build_id[BUILD_ID_SIZE_MAX] __ro_after_init;
+static u32 bts_build_id_size __ro_after_init;
+
+static void __init bts_init_build_id(void)
+{
+	/* Kbuild links vmlinux with --build-id=sha1: 20 bytes. */
+	if (!build_id_parse_buf(&__start_notes, bts_build_id,
+				&__stop_notes - &__start_notes))
+		bts_build_id_size = BUILD_ID_SIZE_MAX;
+}
+
 static void bts_fill_header(struct bts_dump_header *h,
 			    const struct bts_snapshot *snap, unsigned int cpu,
 			    bool capture, u32 opts)
@@ -507,7 +520,11 @@ static void bts_fill_header(struct bts_dump_header *h,
 	h->fault_index = snap->fault_index;
 	h->timestamp_ns = snap->timestamp;
 	h->stext = (unsigned long)_stext;
+	h->etext = (unsigned long)_etext;
 	h->kaslr_offset = kaslr_offset();
+	BUILD_BUG_ON(sizeof(h->build_id) != BUILD_ID_SIZE_MAX);
+	memcpy(h->build_id, bts_build_id, sizeof(h->build_id));
+	h->build_id_size = bts_build_id_size;
 	if (snap->window == BTS_WINDOW_WRAPPED)
 		h->flags |= BTS_DUMP_WRAPPED;
 	if (snap->window == BTS_WINDOW_EMPTY)
@@ -876,6 +893,7 @@ static __init int bts_tracer_register(void)
 {
 	int ret;
 
+	bts_init_build_id();
 	if (!register_trace_event(&bts_trace_event))
 		pr_warn("cannot register the ftrace:bts output\n");
 	ret = register_tracer(&bts_tracer);

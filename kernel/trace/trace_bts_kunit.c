@@ -618,6 +618,11 @@ static void header_describes_the_snapshot(struct kunit *test)
 	/* user branches are a hardware-only thing */
 	KUNIT_EXPECT_EQ(test, h.flags, BTS_DUMP_WRAPPED | BTS_DUMP_CAPTURE);
 	KUNIT_EXPECT_EQ(test, h.stext, (u64)(unsigned long)_stext);
+	KUNIT_EXPECT_EQ(test, h.etext, (u64)(unsigned long)_etext);
+	/* the build ID of the running kernel, from its notes */
+	KUNIT_EXPECT_EQ(test, h.build_id_size, BUILD_ID_SIZE_MAX);
+	KUNIT_EXPECT_NOT_NULL(test, memchr_inv(h.build_id, 0, sizeof(h.build_id)));
+	KUNIT_EXPECT_EQ(test, h.reserved, 0);
 	KUNIT_EXPECT_STREQ(test, h.source_name, "sw");
 }
 

@@ -6,7 +6,9 @@
  * @record_size bytes, oldest first. All fields are little-endian.
  *
  * Documentation/trace/bts.rst describes it for readers outside the
- * kernel; a change here needs a new @version there and in bts-dump.
+ * kernel; a change here needs a new @version there and in bts-dump,
+ * except a new field in place of @reserved whose zero means "not
+ * recorded": readers of the version before ignore it.
  */
 #ifndef _UAPI_LINUX_BTS_H
 #define _UAPI_LINUX_BTS_H
@@ -42,6 +44,11 @@
  *		the first), or 0
  * @source_name: "intel_bts" or "sw", NUL-terminated
  * @release:	utsname()->release of the kernel that wrote the dump
+ * @build_id:	GNU build ID of the kernel that wrote the dump (its vmlinux's
+ *		NT_GNU_BUILD_ID note), for telling a matching vmlinux
+ * @build_id_size: bytes of @build_id used, 0 if unknown
+ * @etext:	runtime address of _etext (with @stext, for telling a
+ *		matching System.map or kallsyms), 0 if unknown
  * @reserved:	zero
  */
 struct bts_dump_header {
@@ -62,7 +69,10 @@ struct bts_dump_header {
 	__u64	lost;
 	char	source_name[16];
 	char	release[64];
-	__u64	reserved[5];
+	__u8	build_id[20];
+	__u32	build_id_size;
+	__u64	etext;
+	__u64	reserved;
 };
 
 #endif /* _UAPI_LINUX_BTS_H */

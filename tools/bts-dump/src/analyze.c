@@ -195,8 +195,13 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 		(unsigned long long)a->total);
 	c = sorted_counts(&a->targets, &n);
 	for (size_t i = 0; i < n && i < top; i++) {
-		const struct sym *s = resolve_sym(r, c[i].key);
-		const char *src = resolve_src(r, c[i].key);
+		const struct sym *s;
+		const char *src;
+		size_t src_len;
+
+		resolver_between_records(r);
+		s = resolve_sym(r, c[i].key);
+		src = resolve_src(r, c[i].key, &src_len);
 
 		out_udec_w(o, c[i].count, 11);
 		out_char(o, ' ');
@@ -209,8 +214,11 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 			out_str(o, "0x");
 			out_hex(o, c[i].key);
 		}
-		if (src)
-			out_fmt(o, " [%s]", src);
+		if (src) {
+			out_lit(o, " [");
+			out_mem(o, src, src_len);
+			out_char(o, ']');
+		}
 		out_char(o, '\n');
 	}
 	free(c);

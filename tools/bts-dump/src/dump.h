@@ -51,7 +51,11 @@
 #define BTS_OFF_LOST		64
 #define BTS_OFF_SOURCE_NAME	72
 #define BTS_OFF_RELEASE		88
-#define BTS_OFF_RESERVED	152
+#define BTS_OFF_BUILD_ID	152
+#define BTS_OFF_BUILD_ID_SIZE	172
+#define BTS_OFF_ETEXT		176
+#define BTS_OFF_RESERVED	184
+#define BTS_BUILD_ID_MAX	20
 
 struct bts_rec {
 	uint64_t from;
@@ -84,10 +88,26 @@ struct bts_dump {
 	uint64_t lost;
 	char source_name[17];
 	char release[65];
+	uint8_t build_id[BTS_BUILD_ID_MAX];
+	uint32_t build_id_size;	/* 0: not recorded (older kernels) */
+	uint64_t etext;		/* runtime _etext, 0: not recorded */
 	struct bts_rec *records;
 	void *map;		/* file mapping the records live in, or NULL */
 	size_t map_len;
+	/* Histories rebuilt from trace.dat or console text, not a dump file: */
+	const char *origin;	/* "trace.dat", "console"; NULL for a dump */
+	uint32_t missing;	/* records of the history that did not arrive */
+	size_t seq;		/* order of reading, to keep it within a CPU */
 };
+
+/* A growing array of dumps. */
+struct dump_list {
+	struct bts_dump *d;
+	size_t n, cap;
+};
+
+/* A new zeroed dump at the end of @list (the array may move). */
+struct bts_dump *dump_list_add(struct dump_list *list);
 
 /**
  * bts_dump_parse() - validate and decode a dump held in memory

@@ -42,6 +42,17 @@ void print_dump_header(struct out *o, const struct print_opts *po, const struct 
 		       uint32_t first, uint32_t end);
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 		 const struct event *ev);
+/* The instructions from record @i's target to record @i + 1's branch (text). */
+void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint32_t i);
+
+/* What a fault summary says; see walk.c. */
+struct fault_summary {
+	uint32_t fault;			/* the record */
+	const struct callstack *chain;	/* calls minus returns before it */
+	uint32_t entry;			/* the last user->kernel record, or BTS_NO_FAULT */
+};
+void print_fault_summary(struct out *o, const struct print_opts *po, struct resolver *r,
+			 const struct bts_dump *d, const struct fault_summary *fs);
 
 struct analysis;
 
@@ -51,6 +62,13 @@ struct walk_opts {
 	bool since_fault;
 	bool until_fault;
 	uint64_t last;		/* 0: all */
+	bool insns;		/* the instructions between records (text) */
+	const char *around;	/* only windows entering this symbol, or NULL */
+	size_t around_len;
+	uint64_t around_off;	/* ...at this offset, if around_has_off */
+	bool around_has_off;
+	uint32_t context;	/* records before and after each entry */
+	bool no_summary;	/* no fault summary at the top */
 };
 
 /* Print @d's records, or add them to @an when @an is not NULL. */

@@ -21,11 +21,30 @@ struct image;
 struct image *image_open(const char *path, struct symtab *st, bool dwarf);
 void image_close(struct image *img);
 
+/*
+ * A kernel module's .ko file (ET_REL) as loaded: libdwfl reports it
+ * offline and relocates its DWARF with each section at the runtime address
+ * that @st (a kallsyms with "[@modname]" symbols, want_names) implies.
+ * Addresses are then runtime addresses; there are no instruction bytes.
+ */
+struct image *image_open_module(const char *path, const char *modname, const struct symtab *st);
+
 /* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
 size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
 
+/*
+ * Whether the kernel rewrites the instruction at link address @addr at
+ * boot: a static key (jump label; *@target is where it jumps when on) or
+ * an alternative. Only a vmlinux has these tables.
+ */
+bool image_jump_label(struct image *img, uint64_t addr, uint64_t *target);
+bool image_in_alternative(struct image *img, uint64_t addr);
+
 /* Link address of _stext in the image's symbol table, or 0. */
 uint64_t image_stext(struct image *img);
+
+/* The image's GNU build ID (NT_GNU_BUILD_ID); returns its size, 0 if none. */
+size_t image_build_id(struct image *img, const uint8_t **id);
 
 /* Whether the image has DWARF line information. */
 int image_has_dwarf(struct image *img);

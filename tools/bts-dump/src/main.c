@@ -19,16 +19,20 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "console.h"
+#include "tracedat.h"
 
-#define BTS_DUMP_VERSION_STRING	"1.0"
+#define BTS_DUMP_VERSION_STRING	"1.1"
 
 static const char *const usage_lines[] = {
 	"usage: bts-dump [options] [FILE|DIR]...",
 	"",
 	"  Print the branch histories written by the bts tracer: one dump per CPU,",
 	"  oldest branch first. FILEs are dumps (per_cpu/cpuN/records or capture,",
-	"  or copies of them); a DIR is a tracing directory, its bts/ directory or",
-	"  a directory of copied dumps.",
+	"  or copies of them), trace.dat files of ftrace:bts entries (trace-cmd",
+	"  record/extract) or console text (ftrace_dump_on_oops lines in a serial",
+	"  log, dmesg, pstore; needs -s or -k); a DIR is a tracing directory, its",
+	"  bts/ directory or a directory of copied dumps.",
 	"",
 	"  input:",
 	"    -t, --tracing-dir DIR  read DIR/bts/per_cpu/cpu*/records (or capture)",
@@ -39,18 +43,28 @@ static const char *const usage_lines[] = {
 	"    -k, --vmlinux FILE     vmlinux: symbols, file:line and inline frames from",
 	"                           DWARF, and instruction bytes to decode branch kinds",
 	"        --kcore FILE       read instruction bytes from FILE (e.g. /proc/kcore)",
+	"        --modules DIR      .ko files with debug info (searched down): file:line",
+	"                           and inline frames of module text (needs -s kallsyms)",
 	"        --no-symbols       do not read /proc/kallsyms when nothing is given",
 	"        --no-lines         no file:line (faster with a large vmlinux)",
 	"        --no-decode        do not decode instructions; guess kinds from symbols",
+	"        --force            use a vmlinux/symbols that do not match the dumped",
+	"                           kernel's build ID or _etext (a warning, not an error)",
 	"  selecting records:",
 	"    -n, --last N           only the last N records of each CPU's window (0: all)",
 	"    -f, --since-fault      window starts at the fault record",
 	"    -F, --until-fault      window ends at the fault record",
+	"        --around SYM[+OFF] only the records around each branch into SYM",
+	"                           (at OFF), with --context N records (default 5)",
+	"                           before and after",
 	"  output (default: readable text):",
 	"    -j, --json             JSON lines: one \"dump\" object per CPU, one \"branch\" per record",
 	"    -p, --perf             perf-script-like lines",
 	"    -a, --addresses        also print raw addresses (text)",
 	"        --no-indent        do not indent by call depth (text)",
+	"        --insns            also the instructions each record's target ran to",
+	"                           the next branch (text; needs -k or --kcore)",
+	"        --no-summary       no fault summary above a history with a fault",
 	"  analyses (instead of the listing, over all selected records):",
 	"        --hist             hot branch targets and functions by count",
 	"        --callgraph        caller -> callee edges with counts, as DOT",
@@ -61,14 +75,18 @@ static const char *const usage_lines[] = {
 	"    -V, --version          version",
 	"",
 	"  Kinds: call ret jmp jcc syscall sysret iret int exc (an interrupt or",
-	"  exception left a non-branch instruction) branch (unknown); a '?' means",
-	"  guessed from symbols, not decoded. 'user->kernel'/'kernel->user' mark",
-	"  mode changes and '<== FAULT' the record where the fault happened.",
+	"  exception left a non-branch instruction) patched (the vmlinux's bytes",
+	"  do not go where the CPU went: code rewritten at run time; --kcore has",
+	"  the live bytes) branch (unknown); a '?' means guessed from symbols,",
+	"  not decoded. 'user->kernel'/'kernel->user' mark mode changes and",
+	"  '<== FAULT' the record where the fault happened.",
 	"  Exit status: 0 ok, 1 an input could not be read, 2 usage error.",
 	"",
 	"  examples:",
 	"    bts-dump --capture -t /sys/kernel/tracing -k vmlinux -F -n 40",
 	"    bts-dump -s System.map -k vmlinux cpu*/capture",
+	"    bts-dump -k vmlinux trace.dat",
+	"    bts-dump -s System.map -k vmlinux serial.log",
 	"    bts-dump --folded -t /sys/kernel/tracing | flamegraph.pl > bts.svg",
 	NULL,
 };
@@ -88,7 +106,9 @@ struct options {
 	const char *symbols;
 	const char *vmlinux;
 	const char *kcore;
+	const char *modules;
 	bool no_symbols;
+	bool force;
 	bool capture;
 	bool hist, callgraph, folded;
 	unsigned int top;
@@ -174,20 +194,13 @@ static char **list_dir(const char *dir, bool cpus, size_t *n)
 	return names;
 }
 
-/* Expand a directory argument into dump files. */
-static int add_dir(struct inputs *in, const char *dir, bool capture)
+/* Add DIR/cpuN/FILE for every cpuN subdirectory that has FILE. */
+static size_t add_cpu_files(struct inputs *in, const char *per_cpu, const char *file)
 {
-	const char *file = capture ? "capture" : "records";
-	char per_cpu[4096], path[4096 + 300];
+	char path[4096 + 300];
 	size_t n, before = in->n;
-	char **names;
+	char **names = list_dir(per_cpu, true, &n);
 
-	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
-	if (!is_dir(per_cpu))
-		snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
-	if (!is_dir(per_cpu))
-		snprintf(per_cpu, sizeof(per_cpu), "%s", dir);
-	names = list_dir(per_cpu, true, &n);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s/%s", per_cpu, names[i], file);
 		if (exists(path))
@@ -195,8 +208,47 @@ static int add_dir(struct inputs *in, const char *dir, bool capture)
 		free(names[i]);
 	}
 	free(names);
-	if (in->n > before)
+	return in->n - before;
+}
+
+/* A tracing directory: reading its files as dumps would block (trace_pipe). */
+static bool is_tracing_dir(const char *dir)
+{
+	static const char *const marks[] = { "trace_pipe", "tracing_on", "current_tracer" };
+	char path[4096 + 32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, marks[i]);
+		if (exists(path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Expand a directory into dump files: a tracing directory (its bts/), the
+ * bts directory itself, a copy of its per_cpu tree, or (not with
+ * @tracing, -t) a directory of copied dump files.
+ */
+static int add_dir(struct inputs *in, const char *dir, bool capture, bool tracing)
+{
+	const char *file = capture ? "capture" : "records";
+	char per_cpu[4096], path[4096 + 300];
+	size_t n, before = in->n;
+	char **names;
+
+	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
+	if (is_dir(per_cpu)) {
+		if (!add_cpu_files(in, per_cpu, file))
+			return error_msg("%s: no cpu*/%s (is bts the current tracer?)", per_cpu, file);
 		return 0;
+	}
+	snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
+	if ((is_dir(per_cpu) && add_cpu_files(in, per_cpu, file)) || add_cpu_files(in, dir, file))
+		return 0;
+	if (tracing || is_tracing_dir(dir))
+		return error_msg("%s: no bts/ directory (the bts tracer is not in this kernel, or this is not a tracing directory)",
+				 dir);
 	/* A directory of copied dumps. */
 	names = list_dir(dir, false, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -264,13 +316,37 @@ static int parse_count(const char *opt, const char *arg, uint64_t *v)
 	return 0;
 }
 
+/* By CPU; within a CPU in the order read (a trace.dat has several each). */
+/* --around SYM[+OFF]: OFF in hex with 0x, or decimal. */
+static int parse_around(struct walk_opts *w, const char *arg)
+{
+	const char *plus = strchr(arg, '+');
+	char *end;
+
+	w->around = arg;
+	w->around_len = plus ? (size_t)(plus - arg) : strlen(arg);
+	w->around_has_off = plus != NULL;
+	if (plus) {
+		errno = 0;
+		w->around_off = strtoull(plus + 1, &end, 0);
+		if (!plus[1] || *end || errno)
+			return error_msg("--around: want SYM or SYM+OFF, got \"%s\"", arg);
+	}
+	if (!w->around_len)
+		return error_msg("--around: want SYM or SYM+OFF, got \"%s\"", arg);
+	return 0;
+}
+
 static int dump_cmp(const void *a, const void *b)
 {
 	const struct bts_dump *x = a, *y = b;
 
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Dump files of the running kernel: its /proc/kallsyms names them. */
 static bool same_release(const struct bts_dump *d, size_t n)
 {
 	struct utsname u;
@@ -278,9 +354,51 @@ static bool same_release(const struct bts_dump *d, size_t n)
 	if (uname(&u))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (d[i].release[0] && strcmp(d[i].release, u.release))
+		if (d[i].origin || (d[i].release[0] && strcmp(d[i].release, u.release)))
 			return false;
 	return true;
+}
+
+/*
+ * One input file: a dump, or a trace.dat (told by its magic) holding any
+ * number of histories. Symbols a trace.dat saved go into @st if not NULL.
+ */
+static int load_input(const char *path, struct dump_list *list, struct resolver *r,
+		      bool want_syms, struct console_pending *pend)
+{
+	static uint8_t head[65536];
+	struct utsname u;
+	struct stat sb;
+	ssize_t got;
+	int fd, ret;
+
+	fd = open_input(path, &sb);
+	if (fd < 0)
+		return -1;
+	got = read_full(fd, 0, head, sizeof(head));
+	if (got > 0 && tracedat_magic(head, (size_t)got)) {
+		size_t before = r->st.n;
+
+		ret = tracedat_load(path, fd, list, want_syms ? &r->st : NULL);
+		close(fd);
+		if (want_syms && r->st.n > before) {
+			r->have_syms = true;
+			r->symbols_path = path;
+		}
+		return ret;
+	}
+	/* Not a dump, and text: a console log or the trace file. */
+	if (got >= 8 && memcmp(head, BTS_MAGIC, 8) && console_is_text(head, (size_t)got)) {
+		ret = console_load(path, fd, list, pend, uname(&u) ? NULL : u.release);
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	if (bts_dump_load(path, dump_list_add(list))) {
+		list->n--;
+		return -1;
+	}
+	return 0;
 }
 
 enum {
@@ -294,6 +412,12 @@ enum {
 	OPT_CALLGRAPH,
 	OPT_FOLDED,
 	OPT_TOP,
+	OPT_FORCE,
+	OPT_MODULES,
+	OPT_INSNS,
+	OPT_AROUND,
+	OPT_CONTEXT,
+	OPT_NO_SUMMARY,
 };
 
 int main(int argc, char **argv)
@@ -308,6 +432,12 @@ int main(int argc, char **argv)
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "no-decode", no_argument, NULL, OPT_NO_DECODE },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "modules", required_argument, NULL, OPT_MODULES },
+		{ "insns", no_argument, NULL, OPT_INSNS },
+		{ "around", required_argument, NULL, OPT_AROUND },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
 		{ "last", required_argument, NULL, 'n' },
 		{ "since-fault", no_argument, NULL, 'f' },
 		{ "until-fault", no_argument, NULL, 'F' },
@@ -323,10 +453,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options opt = { .walk.po = { .fmt = FMT_TEXT, .indent = true }, .top = 25 };
+	struct options opt = { .walk.po = { .fmt = FMT_TEXT, .indent = true }, .walk.context = 5,
+			       .top = 25 };
 	bool no_lines = false, no_decode = false;
 	struct analysis *an = NULL;
 	struct inputs in = { 0 };
+	struct dump_list list = { 0 };
+	struct console_pending pend = { 0 };
 	struct bts_dump *dumps;
 	const char **tdirs = NULL;
 	size_t ndumps = 0, ntdirs = 0;
@@ -365,6 +498,27 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_DECODE:
 			no_decode = true;
+			break;
+		case OPT_FORCE:
+			opt.force = true;
+			break;
+		case OPT_MODULES:
+			opt.modules = optarg;
+			break;
+		case OPT_INSNS:
+			opt.walk.insns = true;
+			break;
+		case OPT_AROUND:
+			if (parse_around(&opt.walk, optarg))
+				return 2;
+			break;
+		case OPT_CONTEXT:
+			if (parse_count("--context", optarg, &v))
+				return 2;
+			opt.walk.context = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			break;
+		case OPT_NO_SUMMARY:
+			opt.walk.no_summary = true;
 			break;
 		case 'n':
 			if (parse_count("--last", optarg, &opt.walk.last))
@@ -422,14 +576,14 @@ int main(int argc, char **argv)
 		if (!is_dir(tdirs[i])) {
 			error_msg("%s: not a directory", tdirs[i]);
 			status = 1;
-		} else if (add_dir(&in, tdirs[i], opt.capture)) {
+		} else if (add_dir(&in, tdirs[i], opt.capture, true)) {
 			status = 1;
 		}
 	}
 	free(tdirs);
 	for (int i = optind; i < argc; i++) {
 		if (is_dir(argv[i])) {
-			if (add_dir(&in, argv[i], opt.capture))
+			if (add_dir(&in, argv[i], opt.capture, false))
 				status = 1;
 		} else {
 			add_path(&in, argv[i]);
@@ -442,25 +596,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	dumps = xcalloc(in.n, sizeof(*dumps));
+	resolver_init(&r);
 	for (size_t i = 0; i < in.n; i++) {
-		if (bts_dump_load(in.paths[i], &dumps[ndumps]) == 0)
-			ndumps++;
-		else
+		if (load_input(in.paths[i], &list, &r, !opt.symbols && !opt.vmlinux, &pend))
 			status = 1;
 		free(in.paths[i]);
 	}
 	free(in.paths);
-	/* Stable by CPU: merge sort is not needed, inputs come mostly sorted. */
-	for (size_t i = 1; i < ndumps; i++)
-		for (size_t j = i; j > 0 && dump_cmp(&dumps[j - 1], &dumps[j]) > 0; j--) {
-			struct bts_dump t = dumps[j];
+	dumps = list.d;
+	ndumps = list.n;
 
-			dumps[j] = dumps[j - 1];
-			dumps[j - 1] = t;
-		}
-
-	resolver_init(&r);
 	r.want_src = !no_lines;
 	r.want_decode = !no_decode;
 	if (opt.symbols && resolver_add_symbols(&r, opt.symbols))
@@ -469,13 +614,62 @@ int main(int argc, char **argv)
 		status = 1;
 	if (opt.kcore && resolver_add_kcore(&r, opt.kcore))
 		status = 1;
-	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps &&
-	    same_release(dumps, ndumps) && access("/proc/kallsyms", R_OK) == 0) {
-		/* Live system: its kallsyms names the addresses, if root may see them. */
+	if (opt.modules && resolver_add_modules(&r, opt.modules))
+		status = 1;
+	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
+	    (same_release(dumps, ndumps) || pend.mentions_release) &&
+	    access("/proc/kallsyms", R_OK) == 0) {
+		/*
+		 * Live system (or a console log naming its release): its
+		 * kallsyms names the addresses, if root may see them.
+		 */
 		if (resolver_add_symbols(&r, "/proc/kallsyms"))
 			warn_msg("continuing without symbols");
 	}
+	r.st.want_names = r.st.want_names || pend.n > 0;
 	resolver_ready(&r);
+	if (pend.n) {
+		/* Console text names its addresses: back to numbers, by name. */
+		if (!r.have_syms) {
+			error_msg("console text names symbols, not addresses: give -s (System.map or kallsyms) or -k vmlinux of the kernel that printed it");
+			status = 1;
+			/* Its histories cannot be shown: leave them out. */
+			ndumps = 0;
+			for (size_t i = 0; i < list.n; i++) {
+				if (list.d[i].origin && !strcmp(list.d[i].origin, "console"))
+					bts_dump_free(&list.d[i]);
+				else
+					list.d[ndumps++] = list.d[i];
+			}
+		} else {
+			int ret = console_resolve(&pend, &list, &r.st, opt.force, &r);
+
+			if (ret)
+				status = 1;
+			if (ret == -2) {
+				/* another kernel's symbols: print nothing */
+				console_pending_free(&pend);
+				goto out;
+			}
+		}
+	}
+	console_pending_free(&pend);
+	if (ndumps)
+		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
+	for (size_t i = 0; i < ndumps; i++) {
+		char why[512];
+
+		if (!cpu_selected(&opt, dumps[i].cpu) ||
+		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
+			continue;
+		if (!opt.force) {
+			error_msg("%s; give that kernel's, or --force", why);
+			status = 1;
+			goto out;
+		}
+		warn_msg("%s; --force: using it anyway", why);
+		break;
+	}
 
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)
@@ -494,6 +688,7 @@ int main(int argc, char **argv)
 	}
 	out_free(&o);
 	analysis_free(an);
+out:
 	for (size_t i = 0; i < ndumps; i++)
 		bts_dump_free(&dumps[i]);
 	free(dumps);

@@ -4,7 +4,10 @@
  * and a perf-script-like format. Formatting goes straight into the output
  * buffer (no printf per record): this is the hot path of a large dump.
  */
+#include <stdlib.h>
+
 #include "event.h"
+#include "insns.h"
 
 /* Indentation stops growing here: deeper stacks still read. */
 #define MAX_INDENT_DEPTH	40
@@ -59,6 +62,9 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 		out_fmt(o, ", %llu later capture%s not kept", (unsigned long long)d->lost,
 			d->lost == 1 ? "" : "s");
 	out_char(o, '\n');
+	if (d->origin && d->missing)
+		out_fmt(o, "  (rebuilt from %s entries: %u of %u records did not arrive)\n",
+			d->origin, d->missing, d->count + d->missing);
 	if (d->source == BTS_SOURCE_SW)
 		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
 	if (!d->count)
@@ -100,6 +106,24 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 	out_json_u64hex(o, ",\"kaslr_offset\":", d->kaslr_offset);
 	out_fmt(o, ",\"lost\":%llu,\"release\":", (unsigned long long)d->lost);
 	out_json_str(o, d->release, strlen(d->release));
+	out_lit(o, ",\"build_id\":");
+	if (d->build_id_size) {
+		out_char(o, '"');
+		for (uint32_t i = 0; i < d->build_id_size; i++)
+			out_fmt(o, "%02x", d->build_id[i]);
+		out_char(o, '"');
+	} else {
+		out_lit(o, "null");
+	}
+	if (d->etext)
+		out_json_u64hex(o, ",\"etext\":", d->etext);
+	else
+		out_lit(o, ",\"etext\":null");
+	if (d->origin) {
+		out_lit(o, ",\"origin\":");
+		out_json_str(o, d->origin, strlen(d->origin));
+		out_fmt(o, ",\"missing\":%u", d->missing);
+	}
 	out_lit(o, "}\n");
 }
 
@@ -124,6 +148,7 @@ static const char *transition(const struct bts_rec *rec)
 static const unsigned char kind_lens[KIND_NR] = {
 	[KIND_BRANCH] = 6, [KIND_CALL] = 4, [KIND_RET] = 3, [KIND_JMP] = 3, [KIND_JCC] = 3,
 	[KIND_SYSCALL] = 7, [KIND_SYSRET] = 6, [KIND_IRET] = 4, [KIND_INT] = 3, [KIND_EXC] = 3,
+	[KIND_PATCHED] = 7,
 };
 
 static void event_text(struct out *o, const struct print_opts *po, struct resolver *r,
@@ -133,6 +158,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	const char *kind = kind_names[ev->c.kind];
 	size_t klen = kind_lens[ev->c.kind];
 	const char *src, *tr;
+	size_t src_len;
 	int depth = 0;
 	char *p;
 
@@ -171,10 +197,10 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		out_char(o, ' ');
 	}
 	out_addr(o, r, rec->from, ev->from);
-	src = resolve_src(r, src_addr(rec));
+	src = resolve_src(r, src_addr(rec), &src_len);
 	if (src) {
 		out_lit(o, " [");
-		out_str(o, src);
+		out_mem(o, src, src_len);
 		out_char(o, ']');
 	}
 	out_lit(o, " -> ");
@@ -197,7 +223,8 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 static void json_sym(struct out *o, struct resolver *r, const char *which, uint64_t addr,
 		     uint64_t src_at, const struct sym *s)
 {
-	const char *src = resolve_src(r, src_at);
+	size_t src_len;
+	const char *src = resolve_src(r, src_at, &src_len);
 
 	out_lit(o, ",\"");
 	out_str(o, which);
@@ -228,7 +255,7 @@ static void json_sym(struct out *o, struct resolver *r, const char *which, uint6
 		out_lit(o, ",\"");
 		out_str(o, which);
 		out_lit(o, "_src\":");
-		out_json_str(o, src, strlen(src));
+		out_json_str(o, src, src_len);
 	}
 }
 
@@ -328,5 +355,137 @@ void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 	case FMT_PERF:
 		event_perf(o, r, ev);
 		break;
+	}
+}
+
+/* "sym+0xoff" of runtime @addr, straight from the symbol table (not cached). */
+static void out_place(struct out *o, struct resolver *r, uint64_t addr)
+{
+	const struct sym *s = r->have_syms && !addr_is_user(addr) ?
+			      symtab_lookup(&r->st, addr - r->bias) : NULL;
+
+	if (!s) {
+		out_lit(o, "0x");
+		out_hex(o, addr);
+		return;
+	}
+	out_mem(o, sym_name(&r->st, s), s->name_len);
+	out_lit(o, "+0x");
+	out_hex(o, addr - r->bias - s->addr);
+}
+
+void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint32_t i)
+{
+	static struct gap_insn insns[GAP_MAX_INSNS];
+	const struct bts_rec *rec = &d->records[i];
+	const char *why = NULL;
+	size_t n = 0;
+
+	if (i + 1 >= d->count)
+		return;		/* what ran after the last record is not recorded */
+	if ((rec->flags & BTS_FLAG_SW) || (rec[1].flags & BTS_FLAG_SW))
+		why = "software source: call edges, the code between them is not recorded";
+	else
+		why = gap_decode(r, rec->to, rec[1].from, insns, &n);
+	if (why) {
+		out_lit(o, "                  [no instructions: ");
+		out_str(o, why);
+		out_lit(o, "]\n");
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t start = o->len;
+
+		out_lit(o, "                  ");
+		out_place(o, r, insns[k].addr);
+		if (o->len - start < 56)
+			out_spaces(o, 56 - (o->len - start));
+		else
+			out_char(o, ' ');
+		out_str(o, insns[k].it.text);
+		out_char(o, '\n');
+	}
+}
+
+void print_fault_summary(struct out *o, const struct print_opts *po, struct resolver *r,
+			 const struct bts_dump *d, const struct fault_summary *fs)
+{
+	const struct bts_rec *rec = &d->records[fs->fault];
+	const struct callstack *cs = fs->chain;
+	uint64_t here = fn_key(r, rec->from, r->have_syms && !addr_is_user(rec->from) ?
+				symtab_lookup(&r->st, rec->from - r->bias) : NULL);
+	struct insn_text it;
+	bool have_insn = !(rec->flags & BTS_FLAG_SW) && resolver_insn(r, rec->from, &it);
+	size_t src_len;
+	const char *src = resolve_src(r, rec->from, &src_len);
+
+	if (po->fmt == FMT_JSON) {
+		out_fmt(o, "{\"type\":\"fault\",\"cpu\":%u,\"index\":%u,\"from\":\"0x", d->cpu,
+			fs->fault);
+		out_hex(o, rec->from);
+		out_lit(o, "\",\"to\":\"0x");
+		out_hex(o, rec->to);
+		out_lit(o, "\",\"insn\":");
+		if (have_insn)
+			out_json_str(o, it.text, strlen(it.text));
+		else
+			out_lit(o, "null");
+		out_lit(o, ",\"chain\":[");
+		for (int k = 0; k < cs->n; k++) {
+			struct out tmp;
+
+			out_init(&tmp, -1, 256);
+			fn_key_name(r, cs->fn[k], &tmp);
+			if (k)
+				out_char(o, ',');
+			out_json_str(o, tmp.buf, tmp.len);
+			free(tmp.buf);
+		}
+		out_lit(o, "],\"entry_index\":");
+		if (fs->entry == BTS_NO_FAULT)
+			out_lit(o, "null");
+		else
+			out_udec(o, fs->entry);
+		out_lit(o, "}\n");
+		return;
+	}
+	if (po->fmt != FMT_TEXT)
+		return;
+	out_fmt(o, "  fault at #%u: ", fs->fault);
+	out_place(o, r, rec->from);
+	if (src) {
+		out_lit(o, " [");
+		out_mem(o, src, src_len);
+		out_char(o, ']');
+	}
+	if (have_insn) {
+		out_lit(o, ": ");
+		out_str(o, it.text);
+	}
+	out_lit(o, " -> ");
+	out_place(o, r, rec->to);
+	out_char(o, '\n');
+	out_lit(o, "  call chain at the fault (calls minus returns): ");
+	for (int k = 0; k < cs->n; k++) {
+		if (k)
+			out_lit(o, " > ");
+		fn_key_name(r, cs->fn[k], o);
+	}
+	if (!cs->n || cs->fn[cs->n - 1] != here) {
+		if (cs->n)
+			out_lit(o, " > ");
+		fn_key_name(r, here, o);
+	}
+	out_char(o, '\n');
+	if (fs->entry != BTS_NO_FAULT) {
+		const struct bts_rec *e = &d->records[fs->entry];
+
+		out_fmt(o, "  last entry from user space: #%u 0x", fs->entry);
+		out_hex(o, e->from);
+		out_lit(o, " -> ");
+		out_place(o, r, e->to);
+		out_char(o, '\n');
+	} else {
+		out_lit(o, "  last entry from user space: none in this history\n");
 	}
 }

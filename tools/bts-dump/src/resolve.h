@@ -28,6 +28,7 @@ enum branch_kind {
 	KIND_IRET,
 	KIND_INT,	/* int n, int3, ud2: software interrupt or trap */
 	KIND_EXC,	/* from is no branch: an interrupt or exception */
+	KIND_PATCHED,	/* the vmlinux's bytes do not go there: rewritten at run time */
 	KIND_NR,
 };
 
@@ -40,6 +41,25 @@ struct classified {
 
 struct image;
 
+/* What the instruction at a record's 'from' is, decoded once. */
+struct decoded_insn {
+	uint64_t target;	/* direct branches: where the bytes say (runtime) */
+	uint64_t jl_target;	/* static-key sites: where the key jumps (runtime) */
+	uint8_t kind;		/* enum branch_kind; KIND_NR: no bytes */
+	uint8_t direct;		/* has an immediate target */
+	uint8_t nop;
+	uint8_t thunk;		/* THUNK_*: the target is known by name */
+	uint8_t jump_label;	/* a __jump_table site */
+	uint8_t alternative;	/* inside an .altinstructions site */
+};
+
+enum {
+	THUNK_NONE,
+	THUNK_RETURN,		/* __x86_return_thunk & co: patched into ret */
+	THUNK_INDIRECT,		/* __x86_indirect_*thunk*: retpolines */
+	THUNK_STATIC_CALL,	/* __SCT__*: static call trampolines */
+};
+
 /*
  * What one runtime address is: its symbol and "sym+0xoff [mod]" ready to
  * print, one cache line per address, in a hash table that holds every
@@ -51,15 +71,20 @@ struct addr_info {
 	uint32_t text_off;	/* in resolver.text_arena when not inline */
 	uint16_t text_len;	/* 0 without a symbol */
 	uint8_t at_entry;	/* the address is the symbol's first byte */
-	uint8_t text_inline;	/* the text is in @text */
-	char text[40];
+	uint8_t text_inline;	/* 1: in @text, 2: in resolver.scratch_text */
+	uint32_t src;		/* source line: 0 not looked up, 1 none, else pool offset + 2 */
+	char text[36];
 };
 
 struct resolver {
 	struct symtab st;
 	bool have_syms;
 	struct image *vmlinux;		/* symbols, lines, bytes (link addresses) */
+	const char *vmlinux_path, *symbols_path;	/* for messages */
 	struct image *kcore;		/* bytes (runtime addresses) */
+	const char *modules_dir;	/* .ko files with DWARF, or NULL */
+	struct module_file *modules;	/* found under modules_dir */
+	size_t nmodules;
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
 	bool want_decode;		/* decode instructions when bytes exist */
 	uint64_t bias;			/* runtime - table address, this dump */
@@ -67,9 +92,14 @@ struct resolver {
 	struct addr_info *addrs;	/* open addressing, mask + 1 slots */
 	size_t addrs_mask, addrs_n;
 	char *text_arena;		/* texts longer than addr_info.text */
+	struct addr_info scratch[4];	/* lookups past the table's fill limit */
+	char scratch_text[4][1024 + 128 + 16];
+	unsigned int scratch_next;
 	size_t text_len, text_cap;
 	void *cs;			/* capstone handle */
-	struct u64map kind_cache;	/* runtime from -> enum branch_kind + 1 */
+	struct u64map kind_cache;	/* runtime from -> index in insns + 1 */
+	struct decoded_insn *insns;	/* what each decoded 'from' is */
+	size_t ninsns, insns_cap;
 	struct u64map src_cache;	/* runtime addr -> src_pool offset + 1 */
 	char *src_pool;
 	size_t src_len, src_cap;
@@ -80,8 +110,18 @@ void resolver_free(struct resolver *r);
 int resolver_add_symbols(struct resolver *r, const char *path);
 int resolver_add_vmlinux(struct resolver *r, const char *path);
 int resolver_add_kcore(struct resolver *r, const char *path);
+/* A directory (searched down) of .ko files with debug info, for module lines. */
+int resolver_add_modules(struct resolver *r, const char *dir);
 /* Call after the add_* calls, before the first lookup. */
 void resolver_ready(struct resolver *r);
+/*
+ * Whether the vmlinux and the symbol table belong to the kernel that wrote
+ * @d, as far as its header tells (build ID; runtime _etext): 0, or -1 with
+ * a one-line description of the mismatch in @why. Dumps of older kernels,
+ * without these fields, always pass.
+ */
+int resolver_check_kernel(struct resolver *r, const struct bts_dump *d, char *why,
+			  size_t len);
 /* Set the KASLR bias for the records of @d. */
 void resolver_set_dump(struct resolver *r, const struct bts_dump *d);
 
@@ -128,7 +168,9 @@ static inline void resolve_prefetch(const struct resolver *r, uint64_t addr)
 
 static inline const char *addr_text(const struct resolver *r, const struct addr_info *ai)
 {
-	return ai->text_inline ? ai->text : r->text_arena + ai->text_off;
+	if (ai->text_inline == 1)
+		return ai->text;
+	return ai->text_inline ? r->scratch_text[ai->text_off] : r->text_arena + ai->text_off;
 }
 
 /* Room for a record's addresses; may move or empty the table. */
@@ -152,10 +194,38 @@ static inline uint64_t sym_offset(const struct resolver *r, const struct sym *s,
 	return addr - r->bias - s->addr;
 }
 
-/* "file:line [inline chain]" for runtime @addr, or NULL. */
-const char *resolve_src(struct resolver *r, uint64_t addr);
+/* "file:line [inline chain]" for runtime @addr and its length, or NULL. */
+const char *resolve_src(struct resolver *r, uint64_t addr, size_t *len);
+
+/*
+ * Look up the locations of @addrs (sorted here) ahead of printing: in
+ * address order, one CU's line table and scopes after the other, the
+ * lookups stay in the cache instead of jumping across the DWARF.
+ */
+void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n);
+/* The same for the symbols of @addrs. */
+void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n);
 
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);
+
+/*
+ * Where the direct branch at @addr (an address of the symbol table, not
+ * of a dump) goes, from the vmlinux's bytes; false if it is none.
+ */
+bool resolver_branch_target(struct resolver *r, uint64_t addr, uint64_t *target);
+
+/* Instruction bytes at runtime @addr (--kcore, else the vmlinux); count read. */
+size_t resolver_read_text(struct resolver *r, uint64_t addr, uint8_t *buf, size_t len);
+
+/* One instruction, decoded. */
+struct insn_text {
+	uint8_t size;
+	enum branch_kind kind;	/* KIND_EXC: not a branch */
+	char text[200];		/* "mnemonic operands" */
+};
+
+/* Decode the instruction at runtime @addr; false without bytes or decoder. */
+bool resolver_insn(struct resolver *r, uint64_t addr, struct insn_text *it);
 
 #endif /* BTS_DUMP_RESOLVE_H */

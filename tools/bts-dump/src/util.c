@@ -13,9 +13,6 @@
 
 #include "util.h"
 
-/* Dumps are at most a few MiB; 4 GiB stops a runaway read of a wrong file. */
-#define MAX_FILE_SIZE	(4ULL << 30)
-
 static void oom(void)
 {
 	fputs("bts-dump: out of memory\n", stderr);
@@ -91,14 +88,30 @@ void warn_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int read_whole_file(const char *path, uint8_t **bufp, size_t *lenp)
+static const char *file_type(mode_t mode)
 {
-	size_t len = 0, cap;
-	struct stat st;
-	uint8_t *buf;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+int open_input(const char *path, struct stat *st)
+{
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading waits for a writer without it.
+	 * tracefs, procfs and sysfs files read the same either way.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		/* What the bts per-CPU files answer, in words a user can act on. */
 		if (errno == ENODEV)
@@ -108,43 +121,35 @@ int read_whole_file(const char *path, uint8_t **bufp, size_t *lenp)
 			return error_msg("%s: %s (is the CPU offline?)", path, strerror(errno));
 		return error_msg("%s: %s", path, strerror(errno));
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, st)) {
+		error_msg("%s: %s", path, strerror(errno));
 		close(fd);
-		return error_msg("%s: is a directory", path);
+		return -1;
 	}
-	/* tracefs and sysfs report size 0: start small and grow. */
-	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
+	if (!S_ISREG(st->st_mode)) {
+		error_msg("%s: not a regular file (%s)", path, file_type(st->st_mode));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
-		if (len == cap) {
-			if (cap >= MAX_FILE_SIZE) {
-				free(buf);
-				close(fd);
-				return error_msg("%s: offset %zu: file larger than %llu bytes",
-						 path, len, MAX_FILE_SIZE);
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			error_msg("%s: offset %zu: %s", path, len, strerror(errno));
-			free(buf);
-			close(fd);
+ssize_t read_full(int fd, uint64_t off, void *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
 			return -1;
-		}
 		if (r == 0)
 			break;
-		len += (size_t)r;
+		done += (size_t)r;
 	}
-	close(fd);
-	*bufp = buf;
-	*lenp = len;
-	return 0;
+	return (ssize_t)done;
 }
 
 void out_init(struct out *o, int fd, size_t cap)
@@ -261,26 +266,80 @@ void out_fmt(struct out *o, const char *fmt, ...)
 void out_json_str(struct out *o, const char *s, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
+	size_t i = 0;
 
 	out_char(o, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		size_t run = i;
+		unsigned char c;
 
+		/* Copy a run of plain characters at once. */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		out_mem(o, s + i, run - i);
+		if (run == n)
+			break;
+		c = (unsigned char)s[run];
 		if (c == '"' || c == '\\') {
 			out_char(o, '\\');
 			out_char(o, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
+		} else {
 			char *p = out_reserve(o, 6);
 
 			memcpy(p, "\\u00", 4);
 			p[4] = digits[c >> 4];
 			p[5] = digits[c & 15];
 			o->len += 6;
-		} else {
-			out_char(o, (char)c);
 		}
+		i = run + 1;
 	}
 	out_char(o, '"');
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void sort_u64(uint64_t *a, size_t n)
+{
+	uint64_t *tmp, *src = a, *dst;
+	size_t count[65536];
+
+	if (n < 2)
+		return;
+	/* Four passes over 65536 counters cost more than a short array. */
+	if (n < 65536) {
+		qsort(a, n, sizeof(*a), u64_cmp);
+		return;
+	}
+	tmp = xmalloc(n * sizeof(*tmp));
+	dst = tmp;
+	/* LSD radix sort, 16 bits a pass: four passes, stable. */
+	for (int shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		for (size_t b = 0; b < 65536; b++) {
+			size_t c = count[b];
+
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	/* Four passes end in @a again. */
+	free(tmp);
 }
 
 void u64map_init(struct u64map *m, size_t cap_hint)

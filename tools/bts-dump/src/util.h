@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -28,8 +30,16 @@ extern bool messages_off;
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Read a whole file (also tracefs/sysfs files whose size reads as 0). */
-int read_whole_file(const char *path, uint8_t **buf, size_t *len);
+/*
+ * Open @path for reading without blocking (a FIFO's open waits for a
+ * writer otherwise) and refuse what is not a regular file: FIFOs, devices
+ * (/dev/zero never ends), directories. Tracefs, procfs and sysfs files
+ * are regular, with st_size 0. Returns the fd, or -1 after one message.
+ */
+int open_input(const char *path, struct stat *st);
+
+/* pread() until @n bytes or the end; returns the bytes read or -1 (errno). */
+ssize_t read_full(int fd, uint64_t off, void *buf, size_t n);
 
 static inline uint16_t get_le16(const uint8_t *p)
 {
@@ -141,6 +151,9 @@ void out_fmt(struct out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A JSON string literal with quotes; bytes outside printable ASCII escaped. */
 void out_json_str(struct out *o, const char *s, size_t n);
+
+/* Sort @n values ascending (radix sort; allocates n more). */
+void sort_u64(uint64_t *a, size_t n);
 
 /*
  * u64 -> u64 map with open addressing. Key ~0 marks empty slots and is kept aside.

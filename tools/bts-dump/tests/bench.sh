@@ -2,17 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bts-dump benchmark: records per second symbolizing and printing a large
-# generated dump to /dev/null on one core; optionally the same comparison
-# against `trace-cmd report` on a trace.dat of bts entries. Prints figures,
+# generated dump to /dev/null on one core; bts-dump reading a trace.dat
+# against `trace-cmd report` on the same file (a generated one of
+# BENCH_TRACEDAT_RECORDS entries, default 1000000, and TRACE_DAT if given);
+# with a vmlinux, DWARF against llvm-addr2line. Prints figures and ratios,
 # asserts nothing.
 #
-#   bench.sh BTS_DUMP GEN_DUMP RECORDS [SYSTEM_MAP] [TRACE_DAT]
+#   bench.sh BTS_DUMP GEN_DUMP RECORDS [SYSTEM_MAP] [TRACE_DAT] [VMLINUX] [VMLINUX_FULL]
+#
+# With VMLINUX (and VMLINUX_FULL, a CONFIG_DEBUG_INFO_REDUCED=n build),
+# tests/bench-dwarf.sh compares source lines and inline chains with
+# llvm-addr2line on the same addresses.
 set -u
 BTS=$1
 GEN=$2
 N=$3
 MAP=${4:-}
 TRACE_DAT=${5:-}
+VMLINUX=${6:-}
+VMLINUX_FULL=${7:-}
 W=$(mktemp -d /tmp/bts-dump-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -66,74 +74,62 @@ time_cmd /dev/null "$BTS" -s "$SYMS" --perf "$W/big.bts" || exit 1
 echo "perf  run 1: wall ${WALL}s cpu ${CPU}s  $(rate "$N" "$WALL") records/s (wall)"
 echo "bts-dump: $(rate "$N" "$best_wall") records/s (best of 3, wall; $(rate "$N" "$best_cpu") by cpu time)"
 
-[ -n "$TRACE_DAT" ] || exit 0
+HERE=$(dirname "$0")
+[ -n "$VMLINUX" ] && "$HERE/bench-dwarf.sh" "$BTS" "$GEN" "$VMLINUX" 100000 "reduced debug info"
+[ -n "$VMLINUX_FULL" ] && "$HERE/bench-dwarf.sh" "$BTS" "$GEN" "$VMLINUX_FULL" 100000 "full debug info"
 
-# --- trace-cmd report on a trace.dat of bts entries -----------------------
+# --- trace.dat: bts-dump reading it against trace-cmd report on it -------
 if ! command -v trace-cmd >/dev/null; then
-	echo "trace-cmd: not installed, comparison skipped"
+	echo "trace-cmd: not installed, trace.dat comparison skipped"
 	exit 0
 fi
-if [ ! -r "$TRACE_DAT" ]; then
-	echo "trace-cmd: cannot read $TRACE_DAT, comparison skipped"
-	exit 0
-fi
-echo "# trace.dat: $TRACE_DAT"
-# Symbols the same as trace-cmd's: the kallsyms saved in the trace.dat.
-trace-cmd dump --kallsyms -i "$TRACE_DAT" 2>/dev/null | grep -E '^[0-9a-f]+ [a-zA-Z] ' >"$W/tkallsyms"
-if [ -s "$W/tkallsyms" ]; then
-	TSYMS=$W/tkallsyms
-else
-	TSYMS=$SYMS
-fi
-# The bts entries as "from to flags". trace-cmd prints the address fields
-# symbolized even in raw mode (sym+0xoff): map them back through TSYMS.
-trace-cmd report -R -i "$TRACE_DAT" 2>/dev/null | python3 -c '
-import re, sys
-addr = {}
-for line in open(sys.argv[1]):
-    a, t, name = line.split()[:3]
-    if t in "tTwW" and name not in addr:
-        addr[name] = int(a, 16)
-def value(v):
-    if re.match(r"^(0x)?[0-9a-fA-F]+$", v):
-        return int(v, 16) if v.startswith("0x") else int(v)
-    m = re.match(r"^([^+]+)\+0x([0-9a-f]+)$", v)
-    if m and m.group(1) in addr:
-        return addr[m.group(1)] + int(m.group(2), 16)
-    return None
-for line in sys.stdin:
-    if " bts:" not in line:
-        continue
-    f = dict(re.findall(r"(\w+)=(\S+)", line))
-    if "from" not in f or "to" not in f:
-        continue
-    fr, to = value(f["from"]), value(f["to"])
-    if fr is None or to is None:
-        continue
-    print("%x %x %x" % (fr, to, int(f.get("flags", "0"), 0)))
-' "$TSYMS" >"$W/records.txt"
-M=$(wc -l <"$W/records.txt")
-if [ "$M" -eq 0 ]; then
-	echo "trace-cmd: no bts entries in $TRACE_DAT, comparison skipped"
-	exit 0
-fi
-time_cmd "$W/report.txt" trace-cmd report -i "$TRACE_DAT" || exit 1
-tc_wall=$WALL
-tc_lines=$(grep -c ' bts:' "$W/report.txt")
-"$GEN" -o "$W/same.bts" --records-file "$W/records.txt"
-time_cmd /dev/null "$BTS" -s "$TSYMS" "$W/same.bts" || exit 1
-bd_wall=$WALL
-# The same records repeated to about N, for a rate without start-up cost.
-reps=$(( (N + M - 1) / M ))
-for ((i = 0; i < reps && i < 100000; i++)); do cat "$W/records.txt"; done | head -n "$N" >"$W/rep.txt"
-R=$(wc -l <"$W/rep.txt")
-"$GEN" -o "$W/rep.bts" --records-file "$W/rep.txt"
-time_cmd /dev/null "$BTS" -s "$TSYMS" "$W/rep.bts" || exit 1
-rep_wall=$WALL
+# tracedat_pair FILE LABEL: both on FILE, best of 3 by CPU time (user+sys,
+# bts-dump's reading child included), with records/s and the ratio.
+tracedat_pair() {
+	local f=$1 label=$2 m tc_best= bd_best= tc_wall bd_wall
+	m=$(trace-cmd report -i "$f" 2>/dev/null | grep -cE ' bts: +cpu=[0-9]+ [0-9]+/[0-9]+ ')
+	if [ "$m" -eq 0 ]; then
+		echo "trace.dat ($label): no bts entries, comparison skipped"
+		return 0
+	fi
+	for run in 1 2 3; do
+		time_cmd /dev/null trace-cmd report -i "$f" || return 1
+		if [ -z "$tc_best" ] || [ "$(echo "$CPU < $tc_best" | bc -l)" = 1 ]; then
+			tc_best=$CPU tc_wall=$WALL
+		fi
+		time_cmd /dev/null "$BTS" "$f" || return 1
+		if [ -z "$bd_best" ] || [ "$(echo "$CPU < $bd_best" | bc -l)" = 1 ]; then
+			bd_best=$CPU bd_wall=$WALL
+		fi
+	done
+	echo "trace.dat ($label): $m bts entries, $(stat -c %s "$f") bytes"
+	echo "trace.dat ($label): trace-cmd report ${tc_best}s cpu (${tc_wall}s wall): $(rate "$m" "$tc_best") records/s"
+	echo "trace.dat ($label): bts-dump        ${bd_best}s cpu (${bd_wall}s wall): $(rate "$m" "$bd_best") records/s"
+	echo "ratio trace.dat ($label): bts-dump/trace-cmd report = $(echo "$tc_best $bd_best" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "n/a" }')x (cpu), $(echo "$tc_wall $bd_wall" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "n/a" }')x (wall)"
+}
 
-tc_rate=$(rate "$M" "$tc_wall")
-bd_rate=$(rate "$M" "$bd_wall")
-echo "trace-cmd report: $M bts entries ($tc_lines lines) in ${tc_wall}s: $tc_rate records/s (whole trace.dat, start-up included)"
-echo "bts-dump, same $M records: ${bd_wall}s: $bd_rate records/s (start-up included)"
-echo "bts-dump, same records repeated to $R: ${rep_wall}s: $(rate "$R" "$rep_wall") records/s"
-echo "ratio bts-dump/trace-cmd (same records): $(echo "$bd_rate $tc_rate" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "n/a" }')"
+# A generated trace.dat: the walk above as histories of 2730 entries on two
+# writer CPUs, with SYMS as its kallsyms (tests/gen-tracedat.py).
+TN=${BENCH_TRACEDAT_RECORDS:-1000000}
+"$GEN" -o "$W/td.bts" --walk "$TN" --symbols "$SYMS" --seed 9
+python3 - "$W/td.bts" "$W/td.recs" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hs = struct.unpack_from("<H", d, 10)[0]
+n = (len(d) - hs) // 24
+out = []
+for i in range(n):
+    f, t, fl = struct.unpack_from("<QQQ", d, hs + 24 * i)
+    h = i // 2730
+    out.append("%d %d %d %d 0 %x %x %x\n" % (h % 2, h % 2, i - h * 2730, min(2730, n - h * 2730), f, t, fl))
+open(sys.argv[2], "w").write("".join(out))
+PY
+python3 "$(dirname "$0")/gen-tracedat.py" -o "$W/gen.dat" --kallsyms "$SYMS" "$W/td.recs"
+tracedat_pair "$W/gen.dat" "generated, $TN entries" || exit 1
+if [ -n "$TRACE_DAT" ]; then
+	if [ -r "$TRACE_DAT" ]; then
+		tracedat_pair "$TRACE_DAT" "$TRACE_DAT" || exit 1
+	else
+		echo "trace.dat: cannot read $TRACE_DAT, comparison skipped"
+	fi
+fi

@@ -4,13 +4,18 @@
  *
  *   gen-dump -o OUT [header options] [--rec FROM:TO[:FLAGS]]...
  *   gen-dump -o OUT --walk N --symbols FILE [--seed S]   realistic history
+ *   gen-dump -o OUT --spread N --symbols FILE [--seed S] N records between
+ *                               random places of random functions: nearly
+ *                               every address distinct (the worst case of
+ *                               the per-address DWARF lookups)
  *   gen-dump -o OUT --records-file FILE                  "from to [flags]" lines
  *   gen-dump --synthetic-symbols FILE N                  a kallsyms-like file
  *
  * Header options set fields to any value, valid or not: --cpu --source
  * --flags --reason --fault-index --header-size --record-size --version
  * --magic --count --capacity --stext --kaslr --lost --release
- * --source-name; --truncate N cuts the file to N bytes, --garbage N
+ * --source-name --build-id HEX --build-id-size N --etext X; --truncate N
+ * cuts the file to N bytes, --garbage N
  * appends N bytes; --shift X adds X to every kernel address (KASLR).
  */
 #include <stdbool.h>
@@ -170,6 +175,24 @@ static void walk(size_t count, const char *symbols, uint64_t *stext)
 	free(fns);
 }
 
+static void spread(size_t count, const char *symbols, uint64_t *stext)
+{
+	size_t nfns;
+	struct fn *fns = load_fns(symbols, &nfns, stext);
+
+	if (!nfns) {
+		fprintf(stderr, "%s: no text symbols\n", symbols);
+		exit(2);
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct fn *a = &fns[rnd() % nfns], *b = &fns[rnd() % nfns];
+
+		add_rec(a->addr + rnd() % (a->size > 1 ? a->size : 1),
+			b->addr + rnd() % (b->size > 1 ? b->size : 1), 0);
+	}
+	free(fns);
+}
+
 static void synthetic_symbols(const char *path, unsigned long n)
 {
 	FILE *f = fopen(path, "w");
@@ -199,7 +222,7 @@ int main(int argc, char **argv)
 	struct gen_hdr h = gen_default_hdr();
 	const char *out = NULL, *symbols = NULL;
 	long truncate_to = -1, garbage = 0, count = -1;
-	size_t walk_count = 0, len;
+	size_t walk_count = 0, spread_count = 0, len;
 	uint64_t stext = 0, shift = 0;
 	bool stext_set = false;
 	uint8_t *buf;
@@ -257,6 +280,20 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--source-name")) {
 			memset(h.source_name, 0, sizeof(h.source_name));
 			memcpy(h.source_name, v, strlen(v) < 15 ? strlen(v) : 15);
+		} else if (!strcmp(a, "--build-id")) {
+			size_t n = strlen(v) / 2;
+
+			memset(h.build_id, 0, sizeof(h.build_id));
+			for (size_t k = 0; k < n && k < sizeof(h.build_id); k++) {
+				char two[3] = { v[2 * k], v[2 * k + 1], 0 };
+
+				h.build_id[k] = (uint8_t)strtoul(two, NULL, 16);
+			}
+			h.build_id_size = (uint32_t)(n < 20 ? n : 20);
+		} else if (!strcmp(a, "--build-id-size")) {
+			h.build_id_size = (uint32_t)num(v);
+		} else if (!strcmp(a, "--etext")) {
+			h.etext = num(v);
 		} else if (!strcmp(a, "--truncate")) {
 			truncate_to = (long)num(v);
 		} else if (!strcmp(a, "--garbage")) {
@@ -285,6 +322,8 @@ int main(int argc, char **argv)
 					add_rec(from, to, fl);
 			}
 			fclose(rf);
+		} else if (!strcmp(a, "--spread")) {
+			spread_count = (size_t)num(v);
 		} else if (!strcmp(a, "--walk")) {
 			walk_count = (size_t)num(v);
 		} else if (!strcmp(a, "--symbols")) {
@@ -301,6 +340,15 @@ int main(int argc, char **argv)
 	if (!out) {
 		fprintf(stderr, "usage: gen-dump -o OUT [options] (see the source)\n");
 		return 2;
+	}
+	if (spread_count) {
+		if (!symbols) {
+			fprintf(stderr, "gen-dump: --spread needs --symbols\n");
+			return 2;
+		}
+		spread(spread_count, symbols, &stext);
+		if (!stext_set)
+			h.stext = stext;
 	}
 	if (walk_count) {
 		if (!symbols) {
@@ -322,6 +370,8 @@ int main(int argc, char **argv)
 	}
 	if (shift && !stext_set)
 		h.stext += shift;
+	if (shift && h.etext)
+		h.etext += shift;
 	h.count = count >= 0 ? (uint32_t)count : (uint32_t)nrecs;
 	if (h.count > h.capacity && count < 0)
 		h.capacity = h.count;

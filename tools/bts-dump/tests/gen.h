@@ -20,6 +20,9 @@ struct gen_hdr {
 	uint64_t timestamp_ns, stext, kaslr_offset, lost;
 	char source_name[16];
 	char release[64];
+	uint8_t build_id[20];
+	uint32_t build_id_size;
+	uint64_t etext;
 };
 
 static inline struct gen_hdr gen_default_hdr(void)
@@ -88,6 +91,9 @@ static inline void gen_build(const struct gen_hdr *h, const struct bts_rec *recs
 	gen_put64(p + 64, h->lost);
 	memcpy(p + 72, h->source_name, 16);
 	memcpy(p + 88, h->release, 64);
+	memcpy(p + 152, h->build_id, 20);
+	gen_put32(p + 172, h->build_id_size);
+	gen_put64(p + 176, h->etext);
 	for (size_t i = 0; i < n; i++) {
 		gen_put64(p + hs + i * 24, recs[i].from);
 		gen_put64(p + hs + i * 24 + 8, recs[i].to);

@@ -238,6 +238,42 @@ mutants_ok() {
 }
 ok_if "cli: 150 corrupted dumps give exit 0 or 1, never a crash or sanitizer report" mutants_ok
 
+"$GEN" -o "$T/many.bts" --walk 200000 --symbols "$S"
+# Inputs that must end quickly with one line, never block or read without bound.
+# (Each command runs under timeout 20: a hang fails as exit 124.)
+mkdir -p "$T/notbts"	# a tracing directory of a kernel without the bts tracer
+cp "$T/cpu1.bts" "$T/notbts/trace_pipe"	# trace_pipe is a regular file that blocks
+echo 1 >"$T/notbts/tracing_on"
+ok_if "input: -t DIR without bts/ is one line naming bts/ and reads none of DIR's files" \
+	bash -c "timeout 20 '$BTS' -s '$S' -t '$T/notbts' >'$T/nb.out' 2>'$T/nb.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/nb.err') -eq 1 ] && grep -q 'bts/' '$T/nb.err' && ! grep -q '^CPU' '$T/nb.out'"
+mkfifo "$T/fifo"
+ok_if "input: a FIFO is refused in one line, without blocking" \
+	bash -c "timeout 20 '$BTS' -s '$S' '$T/fifo' 2>'$T/fifo.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/fifo.err') -eq 1 ] && grep -q 'not a regular file' '$T/fifo.err'"
+ok_if "input: a character device (/dev/zero) is refused in one line" \
+	bash -c "timeout 20 '$BTS' -s '$S' /dev/zero 2>'$T/zero.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/zero.err') -eq 1 ] && grep -q 'not a regular file' '$T/zero.err'"
+ok_if "input: a FIFO given as --symbols or --vmlinux is refused without blocking" \
+	bash -c "timeout 20 '$BTS' -s '$T/fifo' '$T/cpu1.bts' >/dev/null 2>'$T/fs.err'; [ \$? -eq 1 ] && grep -q 'not a regular file' '$T/fs.err' && timeout 20 '$BTS' -k '$T/fifo' '$T/cpu1.bts' >/dev/null 2>'$T/fk.err'; [ \$? -eq 1 ] && grep -q 'not a regular file' '$T/fk.err'"
+truncate -s 2G "$T/sparse"
+# Memory, not time: the magic is checked before the file is read or mapped.
+ok_if "input: a sparse 2 GB file is rejected at offset 0 using under 200 MB" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sparse.rss' timeout 60 '$BTS' -s '$S' '$T/sparse' 2>'$T/sparse.err'; [ \$? -eq 1 ] && grep -q 'offset 0: bad magic' '$T/sparse.err' && echo \"max RSS \$(cat '$T/sparse.rss') KB\" && [ \$(tail -1 '$T/sparse.rss') -lt 204800 ]"
+"$GEN" -o "$T/sparse-hdr.bts" --rec 1:2
+truncate -s 2G "$T/sparse-hdr.bts"
+ok_if "input: a valid header followed by 2 GB of zeros fails on the size, using under 200 MB" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sh.rss' timeout 60 '$BTS' -s '$S' '$T/sparse-hdr.bts' 2>'$T/sh.err'; [ \$? -eq 1 ] && grep -q 'garbage after the last of 1 records' '$T/sh.err' && [ \$(tail -1 '$T/sh.rss') -lt 204800 ]"
+truncate -s 2G "$T/sparse.map"
+ok_if "input: a sparse 2 GB --symbols file is refused quickly in memory" \
+	bash -c "/usr/bin/time -f '%M' -o '$T/sm.rss' timeout 60 '$BTS' -s '$T/sparse.map' '$T/cpu1.bts' >/dev/null 2>'$T/sm.err'; [ \$? -eq 1 ] && grep -q 'not a kallsyms' '$T/sm.err' && [ \$(tail -1 '$T/sm.rss') -lt 204800 ]"
+rm -f "$T/sparse" "$T/sparse-hdr.bts" "$T/sparse.map"
+ok_if "input: --hist --top 1000000000 prints the table and ends" \
+	bash -c "timeout 20 '$BTS' -s '$S' --hist --top 1000000000 '$T/many.bts' >'$T/top.txt' 2>&1 && grep -q '^# hot functions' '$T/top.txt'"
+ok_if "input: --top larger than 2^32 is clamped, not wrapped to a small number" \
+	bash -c "timeout 20 '$BTS' -s '$S' --hist --top 18446744073709551615 '$T/hot.bts' >'$T/top2.txt' 2>&1 && [ \$(grep -cE '^ +[0-9]+ ' '$T/top2.txt') -ge 4 ]"
+{ head -3 "$S"; echo "ffffffff8100 this line is broken"; tail -n +4 "$S"; } >"$T/onebad.map"
+"$BTS" -s "$T/onebad.map" "$T/cpu1.bts" >"$T/onebad.txt" 2>"$T/onebad.err"
+ok_if "input: one malformed System.map line is a warning naming the line; the other symbols stay" \
+	bash -c "[ \$(wc -l <'$T/onebad.err') -eq 1 ] && grep -q 'onebad.map: line 4:' '$T/onebad.err' && grep -qE '^ +3 .*ksys_read\+0x8 -> vfs_read\+0x0' '$T/onebad.txt'"
+
 "$GEN" -o "$T/kaslr.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 \
 	--rec ffffffff93000310:ffffffff93000400
 grep -v mod_ "$S" >"$T/System.map"
@@ -252,9 +288,288 @@ ok_if "cli: an unknown option is a usage error (exit 2)" \
 	bash -c "'$BTS' --bogus >/dev/null 2>&1; [ \$? -eq 2 ]"
 ok_if "cli: a bad --cpu list is a usage error (exit 2)" \
 	bash -c "'$BTS' --cpu 3-1 '$T/cpu1.bts' >/dev/null 2>&1; [ \$? -eq 2 ]"
-"$GEN" -o "$T/many.bts" --walk 200000 --symbols "$S"
 ok_if "cli: a reader that goes away (broken pipe) ends the output quietly" \
 	bash -c "set -o pipefail; '$BTS' -s '$S' '$T/many.bts' 2>'$T/pipe.err' | head -1 >/dev/null; rc=\$?; [ \$rc -eq 0 -o \$rc -eq 141 ] && ! grep -qE 'Sanitizer|runtime error' '$T/pipe.err'"
+
+# --- the fixture kernel: DWARF and instructions as a vmlinux has them ----
+FK=$BINDIR/fixture-kernel
+fk_addr() { nm "$FK" | awk -v s="$1" '$3 == s { print $1; exit }'; }
+# A record from every instruction to the next: every address has a location.
+objdump -d "$FK" | grep -E '^ *ffffffff8[0-9a-f]+:' | awk -F: '{ gsub(/ /, "", $1); print $1 }' >"$T/fk.addrs"
+paste -d' ' "$T/fk.addrs" <(tail -n +2 "$T/fk.addrs"; head -1 "$T/fk.addrs") >"$T/fk.recs"
+"$GEN" -o "$T/fk-all.bts" --stext "0x$(fk_addr _stext)" --records-file "$T/fk.recs"
+ok_if "inline: every address of the fixture has addr2line -i -f's chain, frame for frame" \
+	python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$FK" "$T/fk-all.bts"
+ok_if "inline: the six-deep chain of level6 in outer() is printed whole" \
+	bash -c "'$BTS' -k '$FK' '$T/fk-all.bts' | grep -qE 'level6 inlined at [^ ]+:[0-9]+ level5 inlined at [^ ]+:[0-9]+ level4 inlined at [^ ]+:[0-9]+ level3 inlined at [^ ]+:[0-9]+ level2 inlined at [^ ]+:[0-9]+ level1 inlined at [^ ]+:[0-9]+\]'"
+
+ok_if "kinds: runtime-patched text (return thunk, retpoline, static key, alternative) is not misnamed" \
+	python3 "$(dirname "$0")/patched-kinds.py" "$BTS" "$GEN" "$FK" "$T"
+
+# --- does the vmlinux / System.map belong to the dumped kernel? -----------
+fk_id=$(readelf -n "$FK" | awk '/Build ID:/ { print $3 }')
+other_id=$(echo "$fk_id" | tr '0-9a-f' '1-9a-f0')
+fk_recs=(--stext "0x$(fk_addr _stext)" --rec "$(fk_addr start_kernel):$(fk_addr keyed)")
+"$GEN" -o "$T/id-same.bts" "${fk_recs[@]}" --build-id "$fk_id"
+"$GEN" -o "$T/id-other.bts" "${fk_recs[@]}" --build-id "$other_id"
+"$GEN" -o "$T/id-none.bts" "${fk_recs[@]}"
+ok_if "build id: a vmlinux with the dump's build ID is used without a word" \
+	bash -c "'$BTS' -k '$FK' '$T/id-same.bts' >'$T/id1.out' 2>'$T/id1.err' && [ ! -s '$T/id1.err' ] && grep -q 'start_kernel+0x0 .*-> keyed+0x0' '$T/id1.out'"
+ok_if "build id: a vmlinux of another build is refused in one line naming both IDs" \
+	bash -c "'$BTS' -k '$FK' '$T/id-other.bts' >'$T/id2.out' 2>'$T/id2.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/id2.err') -eq 1 ] && grep -q '$fk_id' '$T/id2.err' && grep -q '$other_id' '$T/id2.err' && grep -q -- '--force' '$T/id2.err' && ! grep -q 'keyed' '$T/id2.out'"
+ok_if "build id: --force uses it anyway, with one warning" \
+	bash -c "'$BTS' --force -k '$FK' '$T/id-other.bts' >'$T/id3.out' 2>'$T/id3.err' && [ \$(wc -l <'$T/id3.err') -eq 1 ] && grep -q 'warning' '$T/id3.err' && grep -q 'keyed+0x0' '$T/id3.out'"
+ok_if "build id: a dump without one (older kernels) is read as before" \
+	bash -c "'$BTS' -k '$FK' '$T/id-none.bts' >'$T/id4.out' 2>'$T/id4.err' && [ ! -s '$T/id4.err' ] && grep -q 'keyed+0x0' '$T/id4.out'"
+"$GEN" -o "$T/etext-same.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 --etext 0xffffffff93000500 \
+	--rec ffffffff93000310:ffffffff93000400
+"$GEN" -o "$T/etext-other.bts" --stext 0xffffffff93000000 --kaslr 0x12000000 --etext 0xffffffff93000a80 \
+	--rec ffffffff93000310:ffffffff93000400
+ok_if "build id: a System.map whose _etext matches the dump's is used" \
+	bash -c "'$BTS' -s '$S' '$T/etext-same.bts' >'$T/et1.out' 2>'$T/et1.err' && [ ! -s '$T/et1.err' ] && grep -q 'ksys_read+0x10 -> vfs_read+0x0' '$T/et1.out'"
+ok_if "build id: a System.map of another build (_etext elsewhere) is refused in one line" \
+	bash -c "'$BTS' -s '$S' '$T/etext-other.bts' >'$T/et2.out' 2>'$T/et2.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/et2.err') -eq 1 ] && grep -q '_etext' '$T/et2.err' && ! grep -q 'vfs_read' '$T/et2.out'"
+"$GEN" -o "$T/id-badsize.bts" "${fk_recs[@]}" --build-id "$fk_id" --build-id-size 21
+ok_if "build id: a build_id_size over 20 is a one-line error at offset 172" \
+	one_line_error "$T/id-badsize.bts" "offset 172: build_id_size 21"
+
+# --- trace.dat: the ftrace:bts entries trace-cmd saved ---------------------
+GT="python3 $(dirname "$0")/gen-tracedat.py"
+# Writer CPU 0 writes CPU 1's oops capture (with a print entry in between),
+# then CPU 0's dump; writer CPU 1 writes CPU 2's dump with entry 2 of 5 lost.
+cat >"$T/td.recs" <<'RECS'
+0 1 0 4 1 ffffffff81000120 ffffffff81000200 0
+0 1 1 4 1 ffffffff81000210 ffffffff81000300 0
+0 print something else on the same CPU
+0 1 2 4 1 ffffffff81000308 ffffffff81000400 0
+0 1 3 4 1 ffffffff81000444 ffffffff82000000 4000000000000000
+0 0 0 2 0 ffffffff81000120 ffffffff81000200 8000000000000000
+0 0 1 2 0 ffffffff81000210 ffffffff81000300 8000000000000000
+1 2 0 5 0 ffffffff81000120 ffffffff81000200 0
+1 2 1 5 0 ffffffff81000210 ffffffff81000300 0
+1 lost 1
+1 2 3 5 0 ffffffff81000308 ffffffff81000400 0
+1 2 4 5 0 ffffffff81000430 ffffffff81000440 0
+RECS
+$GT -o "$T/td.dat" --kallsyms "$S" "$T/td.recs"
+"$BTS" "$T/td.dat" >"$T/td.txt" 2>"$T/td.err"
+td_rc=$?
+ok_if "trace.dat: read with its own kallsyms, every history printed, exit 0" \
+	bash -c "[ $td_rc -eq 0 ] && [ ! -s '$T/td.err' ] && [ \$(grep -c '^CPU' '$T/td.txt') -eq 3 ]"
+ok_if "trace.dat: a capture's entries, around another event, are one history with its fault" \
+	bash -c "grep -q '^CPU 1: 4 records .*captured at oops' '$T/td.txt' && grep -qE '^ +3 .*vfs_read\+0x44 -> 0xffffffff82000000  <== FAULT' '$T/td.txt'"
+ok_if "trace.dat: software-source entries make a software-source history" \
+	bash -c "grep -A1 '^CPU 0: 2 records' '$T/td.txt' | grep -q 'software source'"
+ok_if "trace.dat: an entry that never arrived is counted, not invented" \
+	bash -c "grep -A1 '^CPU 2: 4 records' '$T/td.txt' | grep -q '1 of 5 records did not arrive'"
+# The same names as trace-cmd report gives each entry.
+# (Not the fault's target past _etext: libtraceevent names it _etext+0xfffb00.)
+trace-cmd report -i "$T/td.dat" 2>/dev/null | grep ' bts:' | grep -v '\[fault\]' | sed -E 's/.* cpu=[0-9]+ [0-9]+\/[0-9]+ //; s/ \[sw\]//' | sort >"$T/td.tc"
+"$BTS" --no-indent "$T/td.dat" | grep -E '^ +[0-9]+ ' | grep -v 'FAULT' | sed -E 's/^ +[0-9]+ [a-z?]+ +//' | sort >"$T/td.bd"
+ok_if "trace.dat: every entry names the same symbols as trace-cmd report" \
+	bash -c "[ \$(wc -l <'$T/td.tc') -eq 9 ] && diff '$T/td.tc' '$T/td.bd'"
+# KASLR: the kernel ran 0x2a00000 higher; the trace.dat's kallsyms says so.
+python3 -c "
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    print('%x %s %s' % (int(f[0], 16) + 0x2a00000, f[1], ' '.join(f[2:])))" "$S" >"$T/k-moved"
+python3 -c "
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 8 and f[1] not in ('print', 'lost'):
+        f[5] = '%x' % (int(f[5], 16) + 0x2a00000); f[6] = '%x' % (int(f[6], 16) + 0x2a00000)
+    print(' '.join(f))" "$T/td.recs" >"$T/td-moved.recs"
+$GT -o "$T/td-moved.dat" --kallsyms "$T/k-moved" "$T/td-moved.recs"
+"$BTS" -s "$T/System.map" "$T/td-moved.dat" >"$T/tdm.txt" 2>&1
+ok_if "trace.dat: a System.map names entries of a KASLR-moved kernel by the trace.dat's _stext" \
+	bash -c "grep -qE '^ +2 .*ksys_read\+0x8 -> vfs_read\+0x0$' '$T/tdm.txt'"
+$GT -o "$T/td-nobts.dat" --no-bts --kallsyms "$S" "$T/td.recs"
+ok_if "trace.dat: one without the ftrace:bts format is one line, exit 1" \
+	bash -c "'$BTS' '$T/td-nobts.dat' >/dev/null 2>'$T/tdn.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/tdn.err') -eq 1 ] && grep -q 'no ftrace:bts event format' '$T/tdn.err'"
+head -c 3000 "$T/td.dat" >"$T/td-cut.dat"
+ok_if "trace.dat: a truncated one is one line, exit 1" \
+	bash -c "timeout 20 '$BTS' '$T/td-cut.dat' >/dev/null 2>'$T/tdc.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/tdc.err') -eq 1 ]"
+# The whole pipeline on one: decoded kinds and file:line from the fixture kernel.
+k_call=$(objdump -d "$FK" | awk '/call .*<keyed>/ { sub(":", "", $1); print $1; exit }')
+nm "$FK" | awk '{ print $1, $2, $3 }' >"$T/fk.syms"
+echo "0 3 0 1 0 $k_call $(fk_addr keyed) 0" >"$T/td-fk.recs"
+$GT -o "$T/td-fk.dat" --kallsyms "$T/fk.syms" "$T/td-fk.recs"
+"$BTS" -k "$FK" "$T/td-fk.dat" >"$T/tdk.txt" 2>&1
+ok_if "trace.dat: with a vmlinux, kinds are decoded and lines found" \
+	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/tdk.txt'"
+
+# --- console text: what ftrace_dump_on_oops printed ------------------------
+GC="python3 $(dirname "$0")/gen-console.py"
+# CPU 1's oops capture and CPU 0's software dump of the fixtures above.
+cat >"$T/con.recs" <<'RECS'
+1 0 9 1 7f0000001000 ffffffff81000100 0
+1 1 9 1 ffffffff81000120 ffffffff81000200 0
+1 2 9 1 ffffffff81000210 ffffffff81000300 0
+1 3 9 1 ffffffff81000308 ffffffff81000400 0
+1 4 9 1 ffffffff81000430 ffffffff81000440 0
+1 5 9 1 ffffffff81000444 ffffffff82000000 4000000000000000
+1 6 9 1 ffffffff81000450 ffffffff8100030d 0
+1 7 9 1 ffffffff81000320 ffffffff81000215 0
+1 8 9 1 ffffffff81000180 7f0000001002 0
+0 0 3 0 ffffffff81000120 ffffffff81000200 8000000000000000
+0 1 3 0 ffffffff81000210 ffffffff81000300 8000000000000000
+0 2 3 0 ffffffffa0000010 ffffffffa0000100 8000000000000000
+RECS
+record_lines() { grep -E '^ +[0-9]+ ' "$1"; }
+"$BTS" -s "$S" "$T/cpu1.bts" "$T/cpu0.bts" >"$T/con-ref.txt" 2>&1
+for style in dmesg pstore syslog raw; do
+	$GC --kallsyms "$S" --style $style "$T/con.recs" >"$T/con-$style.log"
+	"$BTS" -s "$S" "$T/con-$style.log" >"$T/con-$style.txt" 2>"$T/con-$style.err"
+	ok_if "console: $style lines give the same records as the dumps, exit 0" \
+		bash -c "[ ! -s '$T/con-$style.err' ] && diff <(grep -E '^ +[0-9]+ ' '$T/con-ref.txt') <(grep -E '^ +[0-9]+ ' '$T/con-$style.txt')"
+done
+ok_if "console: a capture keeps its CPU, reason and fault" \
+	bash -c "grep -q '^CPU 1: 9 records .*captured at oops' '$T/con-dmesg.txt' && grep -qE '^ +5 .*<== FAULT' '$T/con-dmesg.txt'"
+$GC --kallsyms "$S" --noise "$T/con.recs" >"$T/con-noise.log"
+"$BTS" -s "$S" "$T/con-noise.log" >"$T/con-noise.txt" 2>&1
+ok_if "console: other lines in between are passed over; a line another printk cut is counted missing" \
+	bash -c "grep -A1 '^CPU 1: 8 records' '$T/con-noise.txt' | grep -q '1 of 9 records did not arrive' && [ \$(record_lines() { grep -cE '^ +[0-9]+ ' \"\$1\"; }; record_lines '$T/con-noise.txt') -eq 11 ]"
+$GC --kallsyms "$S" --cut "$T/con.recs" >"$T/con-cut.log"
+"$BTS" -s "$S" "$T/con-cut.log" >"$T/con-cut.txt" 2>"$T/con-cut.err"
+ok_if "console: a text cut in mid-line leaves that line out, says so, and keeps the rest" \
+	bash -c "grep -q 'cut short' '$T/con-cut.err' && [ \$(wc -l <'$T/con-cut.err') -eq 1 ] && grep -A2 '^CPU 0: 2 records' '$T/con-cut.txt' | grep -q '1 of 3 records did not arrive'"
+ok_if "console: without symbols it says which to give, in one line, exit 1" \
+	bash -c "'$BTS' --no-symbols '$T/con-dmesg.log' >'$T/cn.out' 2>'$T/cn.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/cn.err') -eq 1 ] && grep -q -- '-s' '$T/cn.err' && ! grep -q '^CPU' '$T/cn.out'"
+grep -v 'ksys_read' "$S" >"$T/noksys.map"
+ok_if "console: a name the symbol table lacks is one error naming it, exit 1" \
+	bash -c "'$BTS' -s '$T/noksys.map' '$T/con-dmesg.log' >/dev/null 2>'$T/cm.err'; [ \$? -eq 1 ] && grep -q 'the first: ksys_read+0x' '$T/cm.err'"
+# Another build's System.map: vfs_read is shorter there than the console says.
+sed 's/^ffffffff81000500 T _etext$/ffffffff81000420 T _etext/; s/^ffffffff81000500 D some_data$/ffffffff81000420 D some_data/' "$S" >"$T/other.map"
+ok_if "console: offsets past the end of their symbol mean another kernel's symbols: refused in one line" \
+	bash -c "'$BTS' -s '$T/other.map' '$T/con-dmesg.log' >'$T/co.out' 2>'$T/co.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/co.err') -eq 1 ] && grep -q 'past the end of their symbol' '$T/co.err' && grep -q -- '--force' '$T/co.err' && ! grep -q '^CPU' '$T/co.out'"
+ok_if "console: --force prints them anyway, with a warning" \
+	bash -c "'$BTS' --force -s '$T/other.map' '$T/con-dmesg.log' 2>'$T/cf.err' | grep -q '^CPU 1' && grep -q 'warning' '$T/cf.err'"
+# Two static functions called show: the size %pS printed tells them apart.
+cat >"$T/dup.map" <<'SYMS'
+ffffffff81000000 T _stext
+ffffffff81000100 t show
+ffffffff81000120 T after_small_show
+ffffffff81000200 t show
+ffffffff81000300 T after_big_show
+ffffffff81000400 T _etext
+SYMS
+printf '[ 1.0] x-1 0d... 1us : cpu=0 0/1 show+0x8/0x100 -> after_small_show+0x0/0xe0\n' >"$T/dup.log"
+"$BTS" -s "$T/dup.map" -a "$T/dup.log" >"$T/dup.txt" 2>&1
+ok_if "console: of two symbols with one name, the one of the printed size is taken" \
+	grep -q 'ffffffff81000208 show+0x8 -> ' "$T/dup.txt"
+# The whole pipeline on console text: the fixture kernel's lines and kinds.
+echo "3 0 1 0 $k_call $(fk_addr keyed) 0" >"$T/con-fk.recs"
+$GC --kallsyms "$T/fk.syms" "$T/con-fk.recs" >"$T/con-fk.log"
+"$BTS" -k "$FK" "$T/con-fk.log" >"$T/con-fk.txt" 2>&1
+ok_if "console: with a vmlinux, kinds are decoded and lines found" \
+	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/con-fk.txt'"
+ok_if "console: text that holds no bts line is one error, exit 1" \
+	bash -c "echo 'just a log line' >'$T/plain.txt'; '$BTS' -s '$S' '$T/plain.txt' 2>'$T/pl.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/pl.err') -eq 1 ] && grep -q 'no bts lines' '$T/pl.err'"
+
+# --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
+MODS=$BINDIR/modules
+MBASE=ffffffffa0010000
+python3 - "$MODS/fixmod.ko" "$S" "$T/modks" "$T/mod.recs" "$MBASE" <<'PY'
+import re, subprocess, sys
+ko, syms, ks, recs, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5], 16)
+out = open(syms).read()
+for l in subprocess.run(["nm", ko], capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) == 3 and f[1] in "tT":
+        out += "%x %s %s\t[fixmod]\n" % (base + int(f[0], 16), f[1], f[2])
+# kallsyms goes on past a module's last function (its data, the next module)
+out += "%x d fixmod_data\t[fixmod]\n" % (base + 0x1000)
+open(ks, "w").write(out)
+d = subprocess.run(["objdump", "-d", ko], capture_output=True, text=True).stdout
+a = [base + int(m.group(1), 16) for m in re.finditer(r"^ +([0-9a-f]+):", d, re.M)]
+open(recs, "w").write("".join("%x %x\n" % (x, y) for x, y in zip(a, a[1:] + a[:1])))
+PY
+"$GEN" -o "$T/mod.bts" --stext 0xffffffff81000000 --records-file "$T/mod.recs"
+ok_if "modules: every module address has addr2line -j .text's chain, frame for frame" \
+	env MODULE_BASE=0x$MBASE python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$MODS/fixmod.ko" "$T/mod.bts" addr2line -- -s "$T/modks" --modules "$MODS"
+"$BTS" -s "$T/modks" --modules "$MODS" "$T/mod.bts" >"$T/mod.txt" 2>&1
+ok_if "modules: module records show symbol [module] and module.c:line with inline frames" \
+	grep -qE 'fixmod_work\+0x[0-9a-f]+ \[fixmod\] \[[^]]*module\.c:[0-9]+ mod_(inner|middle) inlined at [^]]*module\.c:[0-9]+' "$T/mod.txt"
+ok_if "modules: without --modules, module records still name their symbols, without lines" \
+	bash -c "'$BTS' -s '$T/modks' '$T/mod.bts' | grep -qE '^ +0 [a-z?]+ +fixmod_work\+0x0 \[fixmod\] -> '"
+ok_if "modules: --modules on a directory without .ko files is one error" \
+	bash -c "mkdir -p '$T/nomods'; '$BTS' -s '$T/modks' --modules '$T/nomods' '$T/mod.bts' >/dev/null 2>'$T/nm.err'; [ \$? -eq 1 ] && grep -q 'no .ko files' '$T/nm.err'"
+
+# --- instruction-level history on the fixture kernel ------------------------
+# A flow through the fixture: from user space into start_kernel, a call to
+# keyed(), its static key on (a jmp), keyed calls outer(), which faults.
+python3 - "$FK" "$T/flow.recs" <<'PY'
+import re, subprocess, sys
+fk, out = sys.argv[1], sys.argv[2]
+dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", fk], capture_output=True, text=True).stdout
+ins, sym, cur = {}, {}, None
+for l in dis.splitlines():
+    m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", l)
+    if m:
+        cur = m.group(2); sym[cur] = int(m.group(1), 16); ins[cur] = []; continue
+    m = re.match(r"^ *([0-9a-f]+):\s+(.*)$", l)
+    if m and cur:
+        ins[cur].append((int(m.group(1), 16), m.group(2)))
+find = lambda fn, p: [a for a, t in ins[fn] if re.search(p, t)][0]
+call_keyed = find("start_kernel", r"call .*<keyed>")
+call_outer = find("keyed", r"call .*<outer>")
+fault_at = ins["outer"][1][0]            # outer's second instruction
+recs = [
+    (0x7f0000001000, sym["start_kernel"], 0),
+    (call_keyed, sym["keyed"], 0),
+    (sym["keyed"], call_outer, 0),         # the static key's NOP, now a jmp
+    (call_outer, sym["outer"], 0),
+    (fault_at, sym["asm_exc_page_fault"], 1 << 62),
+]
+open(out, "w").write("".join("%x %x %x\n" % r for r in recs))
+PY
+"$GEN" -o "$T/flow.bts" --stext "0x$(fk_addr _stext)" --flags 2 --reason 1 --records-file "$T/flow.recs"
+"$BTS" -k "$FK" --insns "$T/flow.bts" >"$T/flow.txt" 2>&1
+ok_if "insns: the instructions from a call's target to the next branch are printed, ending at it" \
+	bash -c "sed -n '/^ *3 call /,/^ *4 /p' '$T/flow.txt' | grep -qE '^ +outer\+0x0 +add[a-z]? ' && sed -n '/^ *3 call /,/^ *4 /p' '$T/flow.txt' | grep -qE '^ +outer\+0x3 +mov[a-z]? '"
+ok_if "insns: a gap that is one instruction is that branch itself" \
+	bash -c "sed -n '/^ *1 call /,/^ *2 /p' '$T/flow.txt' | grep -qE '^ +keyed\+0x0 +nop'"
+ok_if "insns: user space has no bytes: said, not guessed" \
+	bash -c "sed -n '/^ *0 /,/^ *1 /p' '$T/flow.txt' | grep -q 'no instructions:' || sed -n '/^ *0 /,/^ *1 /p' '$T/flow.txt' | grep -qE 'start_kernel\+0x0 '"
+# Records missing: from start_kernel's entry to a branch after its first call.
+after_call=$(objdump -d "$FK" | awk '/call .*<call_indirect>/ { getline; sub(":", "", $1); print $1; exit }')
+printf '7f0000001000 %s 0\n%s %s 0\n' "$(fk_addr start_kernel)" "$after_call" "$(fk_addr outer)" >"$T/gap.recs"
+"$GEN" -o "$T/gap.bts" --stext "0x$(fk_addr _stext)" --records-file "$T/gap.recs"
+"$BTS" -k "$FK" --insns "$T/gap.bts" >"$T/gap.txt" 2>&1
+ok_if "insns: a gap that does not decode to the next branch is refused, with why" \
+	grep -qE 'no instructions: a (call|jmp) at 0x[0-9a-f]+ before the next branch' "$T/gap.txt"
+"$BTS" -k "$FK" "$T/flow.bts" >"$T/flow-sum.txt" 2>&1
+ok_if "summary: a capture starts with the faulting instruction, its line and target" \
+	grep -qE '^  fault at #4: outer\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+[^]]*]: mov[a-z]? [^ ].* -> asm_exc_page_fault\+0x0$' "$T/flow-sum.txt"
+ok_if "summary: the call chain at the fault is calls minus returns" \
+	grep -qx '  call chain at the fault (calls minus returns): \[user\] > start_kernel > keyed > outer' "$T/flow-sum.txt"
+ok_if "summary: the last entry from user space is named" \
+	grep -qE '^  last entry from user space: #0 0x7f0000001000 -> start_kernel\+0x0$' "$T/flow-sum.txt"
+"$BTS" -k "$FK" --json "$T/flow.bts" >"$T/flow.json" 2>&1
+ok_if "summary: JSON has it as a \"fault\" object" \
+	bash -c "grep '\"type\":\"fault\"' '$T/flow.json' | grep -q '\"chain\":\[\"\[user\]\",\"start_kernel\",\"keyed\",\"outer\"\]'"
+ok_if "summary: --no-summary leaves it out" \
+	bash -c "! '$BTS' -k '$FK' --no-summary '$T/flow.bts' | grep -q 'fault at #'"
+# --around: only the windows that enter a function, with context.
+"$GEN" -o "$T/around.bts" --walk 400 --symbols "$S" --seed 5
+"$BTS" -s "$S" --around vfs_read --context 1 "$T/around.bts" >"$T/around.txt" 2>&1
+"$BTS" -s "$S" "$T/around.bts" >"$T/around-all.txt" 2>&1
+ok_if "around: every record entering the symbol is shown, with one record of context each side" \
+	python3 - "$T/around-all.txt" "$T/around.txt" <<'PY'
+import re, sys
+def recs(p):
+    return {int(l.split()[0]): l for l in open(p) if re.match(r"^ +\d+ ", l)}
+allr, shown = recs(sys.argv[1]), recs(sys.argv[2])
+enter = [i for i, l in allr.items() if re.search(r"-> vfs_read\+", l)]
+want = {j for i in enter for j in (i - 1, i, i + 1) if j in allr}
+assert enter and set(shown) == want, (len(enter), sorted(set(shown) ^ want)[:5])
+PY
+ok_if "around: separate windows are separated by --" \
+	grep -qx '  --' "$T/around.txt"
+ok_if "around: SYM+OFF matches only that offset; a symbol never entered says so" \
+	bash -c "'$BTS' -s '$S' --around vfs_read+0x7 '$T/around.bts' | grep -q 'no record enters vfs_read' && ! '$BTS' -s '$S' --around 'vfs_read+' '$T/around.bts' 2>/dev/null"
 
 # --- TAP ------------------------------------------------------------------
 n=0

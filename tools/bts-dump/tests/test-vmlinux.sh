@@ -101,12 +101,20 @@ ok_if "vmlinux: >= 90% of records have a file:line" \
 ok_if "vmlinux: inline frames are shown (some record is 'inlined at')" \
 	grep -qE '\[[^]]+:[0-9]+ [A-Za-z_0-9.]+ inlined at [^]]+:[0-9]+' "$T/plain.txt"
 
+ok_if "vmlinux: every address of a 3000-record history has addr2line -i -f's inline chain, frame for frame" \
+	python3 "$(dirname "$0")/compare-inlines.py" "$BTS" "$VMLINUX" "$T/walk.bts"
+
 # 5. Decoding: real call and conditional-jump instructions are classified.
 objdump -d --no-show-raw-insn --disassemble=start_kernel "$VMLINUX" >"$T/sk.dis" 2>/dev/null
-call=$(grep -E '^ *ffffffff[0-9a-f]+:\s+call +ffffffff' "$T/sk.dis" | sed -n 2p | awk -F: '{print $1}' | tr -d ' ')
-jcc=$(grep -E '^ *ffffffff[0-9a-f]+:\s+j(e|ne|a|ae|b|be|g|ge|l|le|s|ns) ' "$T/sk.dis" | head -1 | awk -F: '{print $1}' | tr -d ' ')
+# Each branch goes where its bytes say (bts-dump checks the target).
+call_line=$(grep -E '^ *ffffffff[0-9a-f]+:\s+call +ffffffff' "$T/sk.dis" | sed -n 2p)
+jcc_line=$(grep -E '^ *ffffffff[0-9a-f]+:\s+j(e|ne|a|ae|b|be|g|ge|l|le|s|ns) +ffffffff' "$T/sk.dis" | head -1)
+call=$(echo "$call_line" | awk -F: '{print $1}' | tr -d ' ')
+call_to=$(echo "$call_line" | grep -oE 'call +ffffffff[0-9a-f]+' | awk '{print $2}')
+jcc=$(echo "$jcc_line" | awk -F: '{print $1}' | tr -d ' ')
+jcc_to=$(echo "$jcc_line" | grep -oE 'j[a-z]+ +ffffffff[0-9a-f]+' | awk '{print $2}')
 if [ -n "$call" ] && [ -n "$jcc" ]; then
-	"$GEN" -o "$T/dec.bts" --stext "0x$(addr_of _stext)" --rec "$call:$sk" --rec "$jcc:$sk" \
+	"$GEN" -o "$T/dec.bts" --stext "0x$(addr_of _stext)" --rec "$call:$call_to" --rec "$jcc:$jcc_to" \
 		--rec "$sk:$call"
 	"$BTS" -k "$VMLINUX" "$T/dec.bts" >"$T/dec.txt" 2>&1
 	ok_if "vmlinux: capstone classifies a call and a conditional jump of start_kernel" \
@@ -117,6 +125,28 @@ if [ -n "$call" ] && [ -n "$jcc" ]; then
 		bash -c "grep -qE '^ +0 call +0x$call ' '$T/kcore.txt' && grep -qE '^ +1 jcc +0x$jcc ' '$T/kcore.txt'"
 else
 	results+=("not ok - vmlinux: objdump found no call/jcc in start_kernel to test decoding")
+fi
+
+# 5b. Text the kernel patched at boot: its return thunk jumps are returns.
+objdump -d --no-show-raw-insn --disassemble=do_syscall_64 "$VMLINUX" >"$T/ds.dis" 2>/dev/null
+rt=$(grep -m1 -E 'jmp +ffffffff[0-9a-f]+ <__x86_return_thunk>' "$T/ds.dis" | awk -F: '{print $1}' | tr -d ' ')
+if [ -n "$rt" ]; then
+	# A return from do_syscall_64 lands after the call in entry_SYSCALL_64.
+	"$GEN" -o "$T/rt.bts" --stext "0x$(addr_of _stext)" --rec "$rt:$(addr_of entry_SYSCALL_64)"
+	"$BTS" -k "$VMLINUX" "$T/rt.bts" >"$T/rt.txt" 2>&1
+	ok_if "vmlinux: 'jmp __x86_return_thunk' that went back to a caller is a ret" \
+		grep -qE '^ +0 ret +do_syscall_64\+' "$T/rt.txt"
+else
+	results+=("ok - vmlinux: no jmp __x86_return_thunk in do_syscall_64 # SKIP (no MITIGATION_RETHUNK)")
+fi
+
+# 5c. Build ID: a dump naming this vmlinux's is read; another's is refused.
+id=$(readelf -n "$VMLINUX" | awk '/Build ID:/ { print $3 }')
+if [ -n "$id" ]; then
+	"$GEN" -o "$T/id.bts" --stext "0x$(addr_of _stext)" --build-id "$id" --rec "$sk:$sk"
+	"$GEN" -o "$T/id2.bts" --stext "0x$(addr_of _stext)" --build-id "$(echo "$id" | tr '0-9a-f' '1-9a-f0')" --rec "$sk:$sk"
+	ok_if "vmlinux: a dump with its build ID is read; one with another is refused" \
+		bash -c "'$BTS' -k '$VMLINUX' '$T/id.bts' >/dev/null 2>&1 && ! '$BTS' -k '$VMLINUX' '$T/id2.bts' >/dev/null 2>&1"
 fi
 
 # 6. Everything together runs clean under the sanitizers and stays fast.

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bts-dump (decoder layer): histories from console text. See console.h.
+ *
+ * A line holds one ftrace:bts entry wherever " cpu=" starts what the
+ * entry's output function printed, whatever comes before it: a printk
+ * timestamp, a log level, a syslog prefix, ftrace's latency-format
+ * context. The rest of the line must be exactly an entry, or the line is
+ * not one (another CPU's printk cut into it, a cut tail): its record is
+ * then missing from its history and counted, never guessed. Lines are
+ * grouped by the history's CPU: a new history where pos restarts or nr
+ * or the reason change.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "resolve.h"
+#include "symtab.h"
+#include "util.h"
+
+/* One address as the line named it: a symbol and offset, or a number. */
+struct console_ref {
+	size_t dump;		/* index in the dump list */
+	uint32_t rec;
+	uint8_t which;		/* 0 from, 1 to */
+	uint8_t raw;		/* @value is the address */
+	uint16_t name_len, mod_len;
+	uint32_t name, mod;	/* offsets in pend->pool */
+	uint64_t value;		/* raw: the address; else the offset */
+	uint64_t size;		/* the symbol's size as %pS printed it */
+	uint64_t start;		/* the symbol chosen (its address) */
+	uint8_t ambiguous;	/* several symbols of that name and size */
+};
+
+/* Lines longer than this are no bts lines (the kernel's are < 600 bytes). */
+#define MAX_LINE	4096
+
+bool console_is_text(const uint8_t *buf, size_t len)
+{
+	size_t odd = 0;
+
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = buf[i];
+
+		if (!c)
+			return false;
+		if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b)
+			odd++;
+	}
+	return odd * 100 <= len;	/* a few control bytes: a serial line's noise */
+}
+
+static uint32_t pool_add(struct console_pending *pend, const char *s, size_t n)
+{
+	uint32_t off;
+
+	if (pend->pool_len + n + 1 > pend->pool_cap) {
+		pend->pool_cap = (pend->pool_len + n + 1) * 2;
+		pend->pool = xrealloc(pend->pool, pend->pool_cap);
+	}
+	off = (uint32_t)pend->pool_len;
+	memcpy(pend->pool + off, s, n);
+	pend->pool[off + n] = '\0';
+	pend->pool_len += n + 1;
+	return off;
+}
+
+/* A space-separated token of [*p, end): its start and length; advances *p. */
+static bool token(const char **p, const char *end, const char **tok, size_t *len)
+{
+	const char *s = *p;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s >= end)
+		return false;
+	*tok = s;
+	while (s < end && *s != ' ')
+		s++;
+	*len = (size_t)(s - *tok);
+	*p = s;
+	return true;
+}
+
+static bool parse_u(const char *s, size_t n, int base, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!n || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d;
+		char c = s[i];
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (base == 16 && (c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (unsigned int)((c | 0x20) - 'a' + 10);
+		else
+			return false;
+		if (x > (UINT64_MAX - d) / (uint64_t)base)
+			return false;
+		x = x * (uint64_t)base + d;
+	}
+	*v = x;
+	return true;
+}
+
+/* "0xHEX" or "name+0xOFF/0xSIZE", as %pS prints an address. */
+static bool parse_addr(const char *t, size_t n, struct console_ref *r, const char **name)
+{
+	const char *plus = NULL, *slash;
+
+	if (n > 2 && t[0] == '0' && t[1] == 'x') {
+		r->raw = 1;
+		return parse_u(t + 2, n - 2, 16, &r->value);
+	}
+	for (size_t i = n; i-- > 0;)
+		if (t[i] == '+') {
+			plus = t + i;
+			break;
+		}
+	if (!plus || plus == t || plus + 3 > t + n || plus[1] != '0' || plus[2] != 'x')
+		return false;
+	slash = memchr(plus, '/', (size_t)(t + n - plus));
+	if (!slash || slash + 3 > t + n || slash[1] != '0' || slash[2] != 'x')
+		return false;
+	if (!parse_u(plus + 3, (size_t)(slash - plus - 3), 16, &r->value) ||
+	    !parse_u(slash + 3, (size_t)(t + n - slash - 3), 16, &r->size))
+		return false;
+	if (plus - t > 1024)
+		return false;
+	r->raw = 0;
+	r->name_len = (uint16_t)(plus - t);
+	*name = t;
+	return true;
+}
+
+static const char *const reasons[] = { "dump", "oops", "BUG", "panic", "GPF", "WARN" };
+
+/* One parsed entry. */
+struct entry {
+	uint32_t cpu, pos, nr, reason;
+	uint64_t ts_ns;
+	bool fault, sw;
+	struct console_ref from, to;
+	const char *from_name, *to_name, *from_mod, *to_mod;
+};
+
+/* The entry starting at "cpu=" in [p, end), or false. */
+static bool parse_entry(const char *p, const char *end, struct entry *e)
+{
+	const char *t, *slash;
+	size_t n;
+	uint64_t v;
+
+	memset(e, 0, sizeof(*e));
+	if (!token(&p, end, &t, &n) || n < 5 || memcmp(t, "cpu=", 4) ||
+	    !parse_u(t + 4, n - 4, 10, &v) || v > UINT32_MAX)
+		return false;
+	e->cpu = (uint32_t)v;
+	if (!token(&p, end, &t, &n) || !(slash = memchr(t, '/', n)) ||
+	    !parse_u(t, (size_t)(slash - t), 10, &v) || v > UINT32_MAX)
+		return false;
+	e->pos = (uint32_t)v;
+	if (!parse_u(slash + 1, (size_t)(t + n - slash - 1), 10, &v) || v > UINT32_MAX ||
+	    e->pos >= v)
+		return false;
+	e->nr = (uint32_t)v;
+	/* FROM [mod] -> TO [mod] [fault] [sw] [reason] */
+	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->from, &e->from_name))
+		return false;
+	if (!token(&p, end, &t, &n))
+		return false;
+	if (t[0] == '[' && t[n - 1] == ']' && n > 2) {
+		e->from_mod = t;
+		e->from.mod_len = (uint16_t)n;
+		if (!token(&p, end, &t, &n))
+			return false;
+	}
+	if (n != 2 || memcmp(t, "->", 2))
+		return false;
+	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->to, &e->to_name))
+		return false;
+	while (token(&p, end, &t, &n)) {
+		if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw && !e->reason) {
+			e->fault = true;
+		} else if (n == 4 && !memcmp(t, "[sw]", 4) && !e->sw && !e->reason) {
+			e->sw = true;
+		} else if (t[0] == '[' && t[n - 1] == ']' && n > 2 && !e->to_mod && !e->fault &&
+			   !e->sw && !e->reason) {
+			e->to_mod = t;
+			e->to.mod_len = (uint16_t)n;
+		} else {
+			uint32_t r;
+
+			for (r = 1; r < ARRAY_SIZE(reasons); r++)
+				if (strlen(reasons[r]) == n && !memcmp(t, reasons[r], n))
+					break;
+			if (r == ARRAY_SIZE(reasons) || e->reason)
+				return false;	/* anything else: not (only) an entry */
+			e->reason = r;
+		}
+	}
+	return true;
+}
+
+/* The ftrace timestamp before the entry: "1234567us : " or "123.456789: ". */
+static uint64_t timestamp(const char *line, const char *entry)
+{
+	const char *e = entry, *s;
+	uint64_t a, b = 0;
+
+	while (e > line && (e[-1] == ' ' || e[-1] == ':'))
+		e--;
+	s = e;
+	while (s > line && s[-1] != ' ')
+		s--;
+	if (e - s > 2 && e[-2] == 'u' && e[-1] == 's' && parse_u(s, (size_t)(e - s - 2), 10, &a))
+		return a * 1000;
+	for (const char *d = s; d < e; d++)
+		if (*d == '.' && parse_u(s, (size_t)(d - s), 10, &a) &&
+		    parse_u(d + 1, (size_t)(e - d - 1), 10, &b) && e - d - 1 == 6)
+			return a * 1000000000ULL + b * 1000;
+	return 0;
+}
+
+/* One history being put together, per the history's CPU. */
+struct building {
+	bool open;
+	uint32_t cpu, nr, reason, next_pos, missing;
+	size_t dump;
+};
+
+struct state {
+	const char *path;
+	struct dump_list *list;
+	struct console_pending *pend;
+	struct building *b;
+	size_t nb;
+	size_t entries, first;
+	const char *release;
+};
+
+static void finish(struct state *st, struct building *b)
+{
+	struct bts_dump *d;
+
+	if (!b->open)
+		return;
+	b->open = false;
+	d = &st->list->d[b->dump];
+	if (b->next_pos < b->nr)
+		b->missing += b->nr - b->next_pos;
+	d->missing = b->missing;
+	d->capacity = d->count + d->missing;
+}
+
+static void add_ref(struct state *st, const struct console_ref *r, const char *name,
+		    const char *mod, size_t dump, uint32_t rec, uint8_t which)
+{
+	struct console_pending *pend = st->pend;
+	struct console_ref *o;
+
+	if (pend->n == pend->cap) {
+		pend->cap = pend->cap ? pend->cap * 2 : 1024;
+		pend->refs = xrealloc(pend->refs, pend->cap * sizeof(*pend->refs));
+	}
+	o = &pend->refs[pend->n++];
+	*o = *r;
+	o->dump = dump;
+	o->rec = rec;
+	o->which = which;
+	if (!r->raw)
+		o->name = pool_add(pend, name, r->name_len);
+	if (r->mod_len)
+		o->mod = pool_add(pend, mod, r->mod_len);
+}
+
+static void add_entry(struct state *st, const struct entry *e)
+{
+	struct building *b = NULL;
+	struct bts_dump *d;
+
+	for (size_t i = 0; i < st->nb; i++)
+		if (st->b[i].cpu == e->cpu)
+			b = &st->b[i];
+	if (!b) {
+		st->b = xrealloc(st->b, (st->nb + 1) * sizeof(*st->b));
+		b = &st->b[st->nb++];
+		memset(b, 0, sizeof(*b));
+		b->cpu = e->cpu;
+	}
+	if (!b->open || e->pos < b->next_pos || e->nr != b->nr || e->reason != b->reason) {
+		finish(st, b);
+		*b = (struct building){ .open = true, .cpu = e->cpu, .nr = e->nr,
+					.reason = e->reason, .dump = st->list->n };
+		d = dump_list_add(st->list);
+		d->path = xstrdup(st->path);
+		d->origin = "console";
+		d->version = BTS_VERSION;
+		d->header_size = BTS_V1_HEADER_SIZE;
+		d->record_size = BTS_V1_RECORD_SIZE;
+		d->cpu = e->cpu;
+		d->reason = e->reason;
+		d->flags = e->reason ? BTS_DUMP_CAPTURE : 0;
+		d->fault_index = BTS_NO_FAULT;
+		d->timestamp_ns = e->ts_ns;
+		d->source = e->sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
+		snprintf(d->source_name, sizeof(d->source_name), "%s", e->sw ? "sw" : "intel_bts");
+	}
+	if (e->pos > b->next_pos)
+		b->missing += e->pos - b->next_pos;
+	b->next_pos = e->pos + 1;
+	d = &st->list->d[b->dump];
+	if ((d->count & (d->count - 1)) == 0 || !d->records)
+		d->records = xrealloc(d->records, (d->count ? d->count * 2 : 1) * sizeof(*d->records));
+	d->records[d->count] = (struct bts_rec){
+		.flags = (e->fault ? BTS_FLAG_FAULT : 0) | (e->sw ? BTS_FLAG_SW : 0),
+	};
+	add_ref(st, &e->from, e->from_name, e->from_mod, b->dump, d->count, 0);
+	add_ref(st, &e->to, e->to_name, e->to_mod, b->dump, d->count, 1);
+	d->count++;
+	st->entries++;
+}
+
+static void parse_line(struct state *st, const char *line, const char *end)
+{
+	struct entry e;
+
+	if (end > line && end[-1] == '\r')
+		end--;
+	if (st->release && !st->pend->mentions_release) {
+		size_t n = strlen(st->release);
+
+		for (const char *p = line; p + n <= end; p++)
+			if (!memcmp(p, st->release, n) && (p + n == end || p[n] == ' ')) {
+				st->pend->mentions_release = true;
+				break;
+			}
+	}
+	for (const char *p = line; p + 4 < end; p++) {
+		if (memcmp(p, "cpu=", 4) || (p > line && p[-1] != ' '))
+			continue;
+		if (parse_entry(p, end, &e)) {
+			e.ts_ns = timestamp(line, p);
+			add_entry(st, &e);
+			return;
+		}
+	}
+}
+
+int console_load(const char *path, int fd, struct dump_list *list, struct console_pending *pend,
+		 const char *release)
+{
+	struct state st = { .path = path, .list = list, .pend = pend, .first = list->n,
+			    .release = release };
+	size_t cap = 1 << 20, len = 0, lineno = 0;
+	bool cut = false, skipping = false;
+	char *buf = xmalloc(cap);
+	int ret = 0;
+
+	for (;;) {
+		ssize_t r = read(fd, buf + len, cap - len);
+		size_t start = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = error_msg("%s: line %zu: %s", path, lineno + 1, strerror(errno));
+			break;
+		}
+		len += (size_t)r;
+		for (;;) {
+			char *eol = memchr(buf + start, '\n', len - start);
+
+			if (!eol)
+				break;
+			lineno++;
+			if (!skipping)
+				parse_line(&st, buf + start, eol);
+			skipping = false;
+			start = (size_t)(eol - buf) + 1;
+		}
+		/* A line longer than MAX_LINE is no bts line: skip to its end. */
+		if (len - start > MAX_LINE) {
+			start = len;
+			skipping = true;
+		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		if (r == 0) {
+			/* The last line without its newline: cut short, left out. */
+			cut = len > 0 && !skipping;
+			break;
+		}
+	}
+	free(buf);
+	for (size_t i = 0; i < st.nb; i++)
+		finish(&st, &st.b[i]);
+	free(st.b);
+	if (ret)
+		return ret;
+	if (!st.entries)
+		return error_msg("%s: no bts lines (\"cpu=N POS/NR FROM -> TO\"): not a dump, trace.dat or console log with bts entries",
+				 path);
+	if (cut)
+		warn_msg("%s: the last line has no end (cut short?); left it out", path);
+	return 0;
+}
+
+static bool same_name(const struct console_pending *pend, const struct console_ref *a,
+		      const struct console_ref *b)
+{
+	return !a->raw && !b->raw && a->name_len == b->name_len && a->mod_len == b->mod_len &&
+	       !memcmp(pend->pool + a->name, pend->pool + b->name, a->name_len) &&
+	       (!a->mod_len || !memcmp(pend->pool + a->mod, pend->pool + b->mod, a->mod_len));
+}
+
+/* Make @r the symbol at @start if it is one of its candidates. */
+static bool choose(const struct console_pending *pend, const struct symtab *st,
+		   struct console_ref *r, uint64_t start)
+{
+	uint64_t starts[1024];
+	size_t n = symtab_name_starts(st, pend->pool + r->name, r->name_len,
+				      r->mod_len ? pend->pool + r->mod : "", r->mod_len, r->size,
+				      r->value, starts, ARRAY_SIZE(starts));
+
+	for (size_t k = 0; k < n; k++) {
+		if (starts[k] == start) {
+			r->start = start;
+			r->ambiguous = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Static functions of one name and size (copies of a header's inline, in
+ * several files) cannot be told apart by their text. Their neighbours
+ * can: the CPU runs on from where a branch went, so a record's 'to' and
+ * the next record's 'from' are in the same function when they name it.
+ * Known choices spread to ambiguous neighbours, forward and back.
+ * Returns how many stay ambiguous (the first candidate kept).
+ */
+static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
+			   const struct symtab *st, struct resolver *res)
+{
+	size_t **refs = xcalloc(list->n ? list->n : 1, sizeof(*refs)), left = 0;
+
+	/* Each console dump's refs by record: 2 * rec + which. */
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+
+		if (!refs[r->dump])
+			refs[r->dump] = xcalloc(2 * (size_t)list->d[r->dump].count + 1, sizeof(size_t));
+		refs[r->dump][2 * (size_t)r->rec + r->which] = i;
+	}
+	for (int pass = 0; pass < 6; pass++) {
+		bool changed = false;
+
+		/* Anchors: a direct call or jump from a known place names its target. */
+		for (size_t d = 0; res && d < list->n; d++) {
+			for (uint32_t i = 0; refs[d] && i < list->d[d].count; i++) {
+				struct console_ref *from = &pend->refs[refs[d][2 * (size_t)i]];
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+				uint64_t t;
+
+				if (!to->ambiguous || from->ambiguous || (from->raw && !from->value) ||
+				    (!from->raw && !from->start))
+					continue;
+				if (resolver_branch_target(res, (from->raw ? 0 : from->start) + from->value, &t))
+					changed |= choose(pend, st, to, t - to->value);
+			}
+		}
+		/*
+		 * A return lands right after its call: a 'to' at F+off is in the copy
+		 * of F whose call at F+off-2..7 was recorded, if one was (the newest).
+		 */
+		for (size_t d = 0; d < list->n; d++) {
+			for (uint32_t i = 0; refs[d] && i < list->d[d].count; i++) {
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+
+				for (uint32_t j = i; to->ambiguous && j-- > 0;) {
+					struct console_ref *call = &pend->refs[refs[d][2 * (size_t)j]];
+
+					if (!call->ambiguous && call->value < to->value &&
+					    call->value + 7 >= to->value && call->value + 2 <= to->value &&
+					    same_name(pend, call, to))
+						changed |= choose(pend, st, to, call->start);
+				}
+			}
+		}
+
+		for (size_t d = 0; d < list->n; d++) {
+			uint32_t count = list->d[d].count;
+
+			for (uint32_t j = 0; refs[d] && j + 1 < count; j++) {
+				/* forward passes walk up, backward ones down */
+				uint32_t i = pass % 2 ? count - 2 - j : j;
+				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
+				struct console_ref *from = &pend->refs[refs[d][2 * (size_t)i + 2]];
+
+				if (!same_name(pend, to, from) || to->ambiguous == from->ambiguous)
+					continue;
+				if (to->ambiguous)
+					changed |= choose(pend, st, to, from->start);
+				else
+					changed |= choose(pend, st, from, to->start);
+			}
+		}
+		if (!changed && pass)
+			break;
+	}
+	for (size_t i = 0; i < pend->n; i++) {
+		struct console_ref *r = &pend->refs[i];
+		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
+
+		if (r->raw || (!r->start && !r->ambiguous))
+			continue;
+		left += r->ambiguous;
+		if (r->which)
+			rec->to = r->start + r->value;
+		else
+			rec->from = r->start + r->value;
+	}
+	for (size_t d = 0; d < list->n; d++)
+		free(refs[d]);
+	free(refs);
+	return left;
+}
+
+int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
+		    bool force, struct resolver *res)
+{
+	size_t missing = 0, ambiguous = 0, beyond = 0;
+	const struct console_ref *first = NULL, *first_beyond = NULL;
+
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
+		uint64_t addr = r->value;
+
+		if (!r->raw) {
+			int k = symtab_find_name(st, pend->pool + r->name, r->name_len,
+						 r->mod_len ? pend->pool + r->mod : "", r->mod_len,
+						 r->size, r->value, &addr);
+
+			if (k < 0) {
+				if (!missing++)
+					first = r;
+				addr = 0;
+			} else {
+				if (k == 2 && !beyond++)
+					first_beyond = r;
+				pend->refs[i].ambiguous = k == 1;
+				pend->refs[i].start = addr;
+				addr += r->value;
+			}
+		}
+		if (r->which)
+			rec->to = addr;
+		else
+			rec->from = addr;
+	}
+	ambiguous = disambiguate(pend, list, st, res);
+	for (size_t i = 0; i < list->n; i++)
+		if (list->d[i].origin && !strcmp(list->d[i].origin, "console"))
+			list->d[i].stext = st->stext;
+	if (beyond) {
+		/* sym+off past the end of sym here: these are not the printing kernel's symbols. */
+		if (!force)
+			return error_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
+					 beyond, pend->pool + first_beyond->name,
+					 (unsigned long long)first_beyond->value,
+					 (unsigned long long)first_beyond->size) * 2;
+		warn_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx); --force: using them anyway",
+			 beyond, pend->pool + first_beyond->name, (unsigned long long)first_beyond->value,
+			 (unsigned long long)first_beyond->size);
+	}
+	if (ambiguous)
+		warn_msg("%zu addresses name a static function that exists more than once with that size, and neither neighbour tells which; took the first",
+			 ambiguous);
+	if (missing)
+		return error_msg("%zu addresses name symbols the symbol table does not have (the first: %s+0x%llx%s%s); they print as 0x0: symbols of another kernel?",
+				 missing, pend->pool + first->name, (unsigned long long)first->value,
+				 first->mod_len ? " " : "", first->mod_len ? pend->pool + first->mod : "");
+	return 0;
+}
+
+void console_pending_free(struct console_pending *pend)
+{
+	free(pend->refs);
+	free(pend->pool);
+	memset(pend, 0, sizeof(*pend));
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write the fuzzers' seed inputs into tests/fuzz/TARGET/ (committed; run
+# again only to change them). Needs gen-dump, python3.
+#
+#   fuzz-seeds.sh GEN_DUMP
+set -eu
+GEN=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d /tmp/bts-dump-seeds.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$HERE/fuzz/dump" "$HERE/fuzz/tracedat" "$HERE/fuzz/console"
+
+# dump: first byte 0 = a dump, 1 = a kallsyms text (fuzz-dump.c).
+dump_seed() {	# NAME gen-dump-args...
+	local name=$1
+	shift
+	"$GEN" -o "$W/$name" "$@"
+	{ printf '\0'; cat "$W/$name"; } >"$HERE/fuzz/dump/seed-$name"
+}
+dump_seed valid --flags 3 --reason 1 --fault-index 1 --stext 0xffffffff81000000 \
+	--build-id 0123456789abcdef0123456789abcdef01234567 --etext 0xffffffff81000400 \
+	--rec 7f0000001000:ffffffff81000100 --rec ffffffff81000120:ffffffff81000200:4000000000000000 \
+	--rec ffffffff81000210:ffffffff81000300 --rec ffffffff81000310:ffffffff81000220
+dump_seed sw --source 2 --rec ffffffff81000120:ffffffff81000200:8000000000000000 \
+	--rec ffffffffa0000010:ffffffff81000300:8000000000000000
+dump_seed empty --flags 8 --source 0
+dump_seed bighdr --header-size 256 --rec ffffffff81000120:ffffffff81000200
+printf '\001ffffffff81000000 T _stext\nffffffff81000100 t f [m]\n' >"$HERE/fuzz/dump/seed-kallsyms"
+
+KS=$W/kallsyms
+cat >"$KS" <<'SYMS'
+ffffffff81000000 T _stext
+ffffffff81000100 T entry_SYSCALL_64
+ffffffff81000200 t do_syscall_64
+ffffffff81000300 t show
+ffffffff81000380 t show
+ffffffff81000400 T _etext
+ffffffffa0000000 t mod_fn	[mod]
+SYMS
+cat >"$W/recs" <<'RECS'
+0 1 0 3 1 ffffffff81000120 ffffffff81000200 0
+0 print a message between
+0 1 1 3 1 ffffffff81000210 ffffffff81000308 0
+0 1 2 3 1 ffffffff81000310 ffffffff81000390 4000000000000000
+1 0 0 2 0 ffffffff81000120 ffffffff81000200 8000000000000000
+1 lost 3
+1 0 1 2 0 ffffffffa0000010 ffffffffa0000040 8000000000000000
+RECS
+python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-two-histories.dat" --kallsyms "$KS" "$W/recs"
+python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-no-kallsyms.dat" "$W/recs"
+grep -v -e print -e lost "$W/recs" | cut -d' ' -f2- >"$W/con.recs"
+for style in dmesg pstore syslog raw; do
+	python3 "$HERE/gen-console.py" --kallsyms "$KS" --style $style "$W/con.recs" \
+		>"$HERE/fuzz/console/seed-$style.log"
+done
+python3 "$HERE/gen-console.py" --kallsyms "$KS" --noise --cut "$W/con.recs" \
+	>"$HERE/fuzz/console/seed-noise-cut.log"
+ls -la "$HERE"/fuzz/*/

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bts-dump reading a real trace.dat (the guest's, from trace-cmd extract)
+# against trace-cmd report on the same file. TAP; skips without TRACE_DAT.
+#
+#   test-tracedat.sh BINDIR TRACE_DAT [VMLINUX]
+#
+# With the VMLINUX of the kernel that recorded it, the trace.dat's records
+# are also written as console text (tests/gen-console.py, with the kallsyms
+# the trace.dat saved) and read back: every address must come back exactly.
+set -u
+BTS=$1/bts-dump
+TRACE_DAT=${2:-}
+VMLINUX=${3:-}
+if [ -z "$TRACE_DAT" ]; then
+	echo "1..0 # SKIP TRACE_DAT not given (make test-tracedat TRACE_DAT=path)"
+	exit 0
+fi
+if ! command -v trace-cmd >/dev/null || [ ! -r "$TRACE_DAT" ]; then
+	echo "1..0 # SKIP trace-cmd or $TRACE_DAT missing"
+	exit 0
+fi
+T=$(mktemp -d /tmp/bts-tracedat.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0 fail=0
+check() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+trace-cmd report -i "$TRACE_DAT" 2>/dev/null | grep -E ' bts: +cpu=[0-9]+ [0-9]+/[0-9]+ ' >"$T/report.txt"
+"$BTS" --no-indent "$TRACE_DAT" >"$T/bts.txt" 2>"$T/bts.err"
+rc=$?
+"$BTS" --json "$TRACE_DAT" >"$T/bts.json" 2>/dev/null
+plan=4
+[ -n "$VMLINUX" ] && [ -r "$VMLINUX" ] && plan=5
+echo "1..$plan"
+check "trace.dat: bts-dump reads it, exit 0, no error" "[ $rc -eq 0 ] && ! grep -qv 'warning' '$T/bts.err'"
+check "trace.dat: as many records as trace-cmd report shows bts entries ($(wc -l <"$T/report.txt"))" \
+	"[ \$(grep -cE '^ +[0-9]+ ' '$T/bts.txt') -eq \$(wc -l <'$T/report.txt') ] && [ -s '$T/report.txt' ]"
+# Symbols: trace-cmd report's "sym+off" of every entry, turned back into
+# addresses through the kallsyms the trace.dat saved, are bts-dump's
+# addresses (aliases at one address may be named either way; libtraceevent
+# names addresses past the last symbol last+0xHUGE: those are left out).
+trace-cmd dump --kallsyms -i "$TRACE_DAT" 2>/dev/null | grep -E '^[0-9a-f]+ [a-zA-Z] ' >"$T/kallsyms"
+python3 - "$T/report.txt" "$T/bts.json" "$T/kallsyms" >"$T/sym.txt" <<'PY'
+import collections, json, re, sys
+names = collections.defaultdict(set)
+for l in open(sys.argv[3]):
+    f = l.split()
+    names[f[2]].add(int(f[0], 16))
+def addrs(tok):
+    if tok.startswith("0x"):
+        return {int(tok, 16)}
+    m = re.match(r"^(.+)\+0x([0-9a-f]+)$", tok)
+    if not m or int(m.group(2), 16) >= 1 << 20:
+        return None
+    return {a + int(m.group(2), 16) for a in names.get(m.group(1), ())}
+theirs = []
+for l in open(sys.argv[1]):
+    m = re.search(r" cpu=\d+ \d+/\d+ (\S+) -> (\S+)", l)
+    fr, to = addrs(m.group(1)), addrs(m.group(2))
+    if fr is not None and to is not None:
+        theirs.append((fr, to))
+ours = collections.Counter((int(o["from"], 16), int(o["to"], 16))
+                           for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch")
+bad = 0
+for fr, to in theirs:
+    hit = next(((f, t) for f in fr for t in to if ours[(f, t)] > 0), None)
+    if hit:
+        ours[hit] -= 1
+    else:
+        bad += 1
+print(len(theirs), bad)
+PY
+check "trace.dat: every record is at the addresses trace-cmd report names ($(cat "$T/sym.txt") = compared, different)" \
+	"[ \$(cut -d' ' -f1 '$T/sym.txt') -gt 0 ] && [ \$(cut -d' ' -f2 '$T/sym.txt') -eq 0 ]"
+python3 - "$T/bts.json" >"$T/missing.txt" <<'PY'
+import json, sys
+d = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "dump"]
+print(len(d), sum(o.get("missing", 0) for o in d))
+PY
+check "trace.dat: every history is whole (no pos gaps; $(cat "$T/missing.txt") = histories, missing)" \
+	"[ \$(cut -d' ' -f1 '$T/missing.txt') -gt 0 ] && [ \$(cut -d' ' -f2 '$T/missing.txt') -eq 0 ]"
+if [ $plan -eq 5 ]; then
+	python3 - "$T/bts.json" "$T/gt.recs" <<'PY'
+import collections, json, sys
+b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
+n = collections.Counter(o["cpu"] for o in b)
+with open(sys.argv[2], "w") as f:
+    for o in b:
+        f.write("%d %d %d 0 %s %s %s\n" % (o["cpu"], o["index"], n[o["cpu"]], o["from"][2:],
+                                          o["to"][2:], o["flags"][2:]))
+PY
+	python3 "$(dirname "$0")/gen-console.py" --kallsyms "$T/kallsyms" "$T/gt.recs" >"$T/gt.log"
+	"$BTS" -s "$T/kallsyms" -k "$VMLINUX" --json "$T/gt.log" >"$T/gt.json" 2>"$T/gt.err"
+	python3 - "$T/gt.recs" "$T/gt.json" >"$T/gt.sum" <<'PY'
+import json, sys
+a = [tuple(l.split()[4:6]) for l in open(sys.argv[1])]
+b = [(o["from"][2:], o["to"][2:]) for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch"]
+print(len(a), len(b), sum(x != y for x, y in zip(a, b)))
+PY
+	check "trace.dat: its records as console text come back to the same addresses with the vmlinux ($(cat "$T/gt.sum") = records, read, wrong; $(head -c 160 "$T/gt.err" | tr '\n' ' '))" \
+		"read a b c <'$T/gt.sum'; [ \$a -gt 0 ] && [ \$a -eq \$b ] && [ \$c -eq 0 ]"
+fi
+exit $((fail > 0))
