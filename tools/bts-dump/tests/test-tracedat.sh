@@ -100,7 +100,12 @@ a = [tuple(l.split()[4:6]) for l in open(sys.argv[1])]
 b = [(o["from"][2:], o["to"][2:]) for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch"]
 print(len(a), len(b), sum(x != y for x, y in zip(a, b)))
 PY
-	check "trace.dat: its records as console text come back to the same addresses with the vmlinux ($(cat "$T/gt.sum") = records, read, wrong; $(head -c 160 "$T/gt.err" | tr '\n' ' '))" \
-		"read a b c <'$T/gt.sum'; [ \$a -gt 0 ] && [ \$a -eq \$b ] && [ \$c -eq 0 ]"
+	# A name can stand for several static functions of one size that no
+	# neighbouring record tells apart (call edges alone, from the software
+	# source, give less to go on): bts-dump then warns how many it guessed.
+	# No address may be wrong without being counted in that warning.
+	warned=$(sed -n 's/.*warning: \([0-9]*\) addresses name a static function that exists more than once.*/\1/p' "$T/gt.err" | head -1)
+	check "trace.dat: its records as console text come back to the same addresses with the vmlinux, none wrong unwarned ($(cat "$T/gt.sum") = records, read, wrong; ${warned:-0} warned as guessed)" \
+		"read a b c <'$T/gt.sum'; [ \$a -gt 0 ] && [ \$a -eq \$b ] && [ \$c -le ${warned:-0} ]"
 fi
 exit $((fail > 0))
