@@ -7,6 +7,9 @@
  * test arms a real source. Each case reads as one sentence of the spec.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <asm/irq_vectors.h>
 #include <asm/trapnr.h>
 
@@ -102,6 +105,58 @@ static void sw_frozen_ring_records_nothing(struct kunit *test)
 	add_n(ring, 2, 4);
 	KUNIT_EXPECT_EQ(test, bts_sw_ring_read(ring, out, RING_CAP, &w), 2);
 	KUNIT_EXPECT_EQ(test, out[1].from, 0x1001);
+}
+
+/*
+ * The software source's disarm frees the rings: before it returns, every
+ * hook that may still hold a ring must have finished. A hook runs with
+ * preemption off (ftrace_test_recursion_trylock()), where RCU may not be
+ * watching; a CPU that stays in such a section for a while stands in for
+ * a hook that was interrupted right after it loaded the ring's buffer.
+ */
+static struct {
+	struct completion inside, done;
+	atomic_t disarmed;
+	bool disarm_returned_inside;
+} sw_race;
+
+static int sw_race_hook(void *arg)
+{
+	preempt_disable();
+	complete(&sw_race.inside);
+	mdelay(200);
+	sw_race.disarm_returned_inside = atomic_read(&sw_race.disarmed);
+	preempt_enable();
+	complete(&sw_race.done);
+	return 0;
+}
+
+static void sw_disarm_waits_for_hooks_in_flight(struct kunit *test)
+{
+	struct bts_source *sw = bts_find_source("sw");
+	struct task_struct *t;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	if (bts_armed_source())
+		kunit_skip(test, "a source is armed (the bts tracer is running)");
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	init_completion(&sw_race.inside);
+	init_completion(&sw_race.done);
+	atomic_set(&sw_race.disarmed, 0);
+	sw_race.disarm_returned_inside = false;
+	KUNIT_ASSERT_EQ(test, sw->arm(0), 0);
+	t = kthread_create(sw_race_hook, NULL, "bts_kunit_hook");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&sw_race.inside);
+	sw->disarm();
+	atomic_set(&sw_race.disarmed, 1);
+	wait_for_completion(&sw_race.done);
+	KUNIT_EXPECT_FALSE(test, sw_race.disarm_returned_inside);
 }
 
 /* ---- a fake source for the core --------------------------------- */
@@ -541,6 +596,149 @@ static void capture_warn_is_kept_with_the_option(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
 }
 
+/*
+ * handle_bug() runs with IRQs on when the trap site had them on: on a
+ * preemptible kernel the task can move to another CPU between the trap
+ * (bts_fault_freeze) and the end of report_bug() (bts_fault_warn_done).
+ * Returns the CPU the test moved to, or -1 when there is no second CPU.
+ */
+static int trap_then_migrate(struct kunit *test)
+{
+	int a = cpumask_first(cpu_online_mask);
+	int b = cpumask_next(a, cpu_online_mask);
+
+	if (b >= nr_cpu_ids)
+		return -1;
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(a)), 0);
+	bts_fault_freeze(BTS_REASON_BUG, NULL);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(b)), 0);
+	KUNIT_EXPECT_EQ(test, raw_smp_processor_id(), b);
+	return b;
+}
+
+static void capture_warn_kept_when_the_task_moves_cpus(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN));
+	fake.recorded = 2;
+	if (trap_then_migrate(test) < 0)
+		kunit_skip(test, "needs two online CPUs");
+	bts_fault_warn_done();
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
+	/* the history is the trapping CPU's, labelled WARN */
+	KUNIT_EXPECT_EQ(test, cpu, cpumask_first(cpu_online_mask));
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_WARN);
+	KUNIT_EXPECT_EQ(test, snap.count, 2);
+}
+
+static void capture_warn_dropped_when_the_task_moves_cpus(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	if (trap_then_migrate(test) < 0)
+		kunit_skip(test, "needs two online CPUs");
+	bts_fault_warn_done();
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, emitted, 0);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	/* nothing stranded: the next fault is taken */
+	fault_freeze(BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+}
+
+static void capture_bug_emitted_when_its_oops_is_on_another_cpu(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	if (trap_then_migrate(test) < 0)
+		kunit_skip(test, "needs two online CPUs");
+	fault_freeze(BTS_REASON_OOPS);		/* die() on the new CPU */
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+	KUNIT_EXPECT_EQ(test, cpu, cpumask_first(cpu_online_mask));
+}
+
+static void capture_bug_then_panic_emits_the_bug(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	/* panic_on_warn: report_bug() panics before handle_bug() returns */
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_PANIC));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	fault_freeze(BTS_REASON_PANIC);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+}
+
+static void capture_bug_with_only_the_warn_option_is_emitted(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	/* bts_capture_warn=1, bts_capture_oops=0: a BUG() is an oops */
+	capture_start(test, BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+}
+
+static void capture_warn_while_held_is_not_lost_without_the_option(struct kunit *test)
+{
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_OOPS);		/* kept */
+	fault_freeze(BTS_REASON_BUG);		/* a later WARN ... */
+	bts_fault_warn_done();			/* ... not a fault we keep */
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+}
+
+static void capture_warn_while_held_is_lost_with_the_option(struct kunit *test)
+{
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN));
+	fake.recorded = 2;
+	preempt_disable();
+	fault_freeze(BTS_REASON_OOPS);
+	fault_freeze(BTS_REASON_BUG);
+	bts_fault_warn_done();
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+}
+
 static void capture_of_empty_source_is_valid_and_empty(struct kunit *test)
 {
 	const struct bts_record *recs;
@@ -642,6 +840,7 @@ static struct kunit_case bts_sw_cases[] = {
 	KUNIT_CASE(sw_wrapped_ring_returns_newest_in_order),
 	KUNIT_CASE(sw_read_fewer_than_recorded_gives_the_newest),
 	KUNIT_CASE(sw_frozen_ring_records_nothing),
+	KUNIT_CASE(sw_disarm_waits_for_hooks_in_flight),
 	{}
 };
 
@@ -670,6 +869,13 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_of_empty_source_is_valid_and_empty),
 	KUNIT_CASE(capture_disabled_reason_is_ignored),
 	KUNIT_CASE(capture_reaches_other_cpus_through_nmi),
+	KUNIT_CASE(capture_warn_kept_when_the_task_moves_cpus),
+	KUNIT_CASE(capture_warn_dropped_when_the_task_moves_cpus),
+	KUNIT_CASE(capture_bug_emitted_when_its_oops_is_on_another_cpu),
+	KUNIT_CASE(capture_bug_then_panic_emits_the_bug),
+	KUNIT_CASE(capture_bug_with_only_the_warn_option_is_emitted),
+	KUNIT_CASE(capture_warn_while_held_is_not_lost_without_the_option),
+	KUNIT_CASE(capture_warn_while_held_is_lost_with_the_option),
 	{}
 };
 

@@ -60,6 +60,9 @@
  * @perf_claims: times perf's intel_bts NMI handler would claim an NMI
  *		(bts_index >= bts_interrupt_threshold after a record)
  * @faults:	records the CPU would have written outside the buffer
+ * @nmi:	run once right after DEBUGCTL write number @nmi_at, as an NMI
+ *		arriving between two instructions of the code under test
+ * @nmi_at:	see @nmi
  */
 struct intel_bts_model {
 	bool meltdown, ctl_works, bts, dtes64, dscpl, pmu_bts, bts_active;
@@ -73,6 +76,8 @@ struct intel_bts_model {
 	unsigned int buf_nr;
 	u64 debugctl;
 	unsigned int ctl_writes, pmis, perf_claims, faults;
+	void (*nmi)(void);
+	unsigned int nmi_at;
 };
 
 static struct intel_bts_model *model;
@@ -165,8 +170,14 @@ static u64 model_debugctl_read(void)
 
 static void model_debugctl_write(u64 val)
 {
+	void (*nmi)(void) = model->nmi;
+
 	model->debugctl = val;
 	model->ctl_writes++;
+	if (nmi && model->ctl_writes == model->nmi_at) {
+		model->nmi = NULL;
+		nmi();
+	}
 }
 
 static bool model_debugctl_bts_works(void)
@@ -711,6 +722,37 @@ static void intel_bts_disarm_clears_all_five_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->buf[3].from, 0);
 }
 
+/* What the core's capture NMI does to this CPU: freeze, copy, thaw. */
+static struct intel_bts_test *nmi_victim;
+
+static void model_capture_nmi(void)
+{
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_read(nmi_victim, out, MODEL_NR, &w);
+}
+
+/*
+ * A CPU going offline while an oops on another CPU sends the capture NMI:
+ * the offline callback's disarm must not be undone by the NMI's thaw.
+ */
+static void intel_bts_nmi_during_disarm_leaves_bts_off(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+
+	/* the NMI lands right after disarm's first DEBUGCTL write */
+	nmi_victim = t;
+	model->nmi = model_capture_nmi;
+	model->nmi_at = model->ctl_writes + 1;
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_NULL(test, model->nmi);	/* it did run */
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	model_run(0, 3);	/* BTS off: nothing lands in perf's buffer */
+	KUNIT_EXPECT_EQ(test, model->buf[3].from, 0);
+	KUNIT_EXPECT_EQ(test, model->faults, 0);
+}
+
 static void intel_bts_ctl_bit_values_match_sdm(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_TR, BIT(6));
@@ -735,6 +777,7 @@ static struct kunit_case intel_bts_debugctl_cases[] = {
 	KUNIT_CASE(intel_bts_user_option_records_user_branches),
 	KUNIT_CASE(intel_bts_disarm_clears_all_five_bits),
 	KUNIT_CASE(intel_bts_ctl_bit_values_match_sdm),
+	KUNIT_CASE(intel_bts_nmi_during_disarm_leaves_bts_off),
 	{}
 };
 
@@ -865,6 +908,22 @@ static void intel_bts_perf_cpu_without_ds_is_not_armed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->ctl_writes, 0);
 }
 
+static void intel_bts_reason_takes_no_reservation(struct kunit *test)
+{
+	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
+	int err;
+
+	/* reading bts/source: no slot, no reservation, no DS allocation */
+	model_init(test, MODEL_NR);
+	KUNIT_EXPECT_NULL(test, intel_bts_reason(&bts, &err));
+	KUNIT_EXPECT_EQ(test, model->nlog, 0);
+	KUNIT_ASSERT_EQ(test, model_perf_add_exclusive(), 0);
+	KUNIT_EXPECT_STREQ(test, intel_bts_reason(&bts, &err),
+			   "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end");
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	KUNIT_EXPECT_EQ(test, model->nlog, 0);
+}
+
 static void intel_bts_reason_names_every_missing_feature(struct kunit *test)
 {
 	struct intel_bts bts = { .hw = &intel_bts_model_hw, .nr = MODEL_NR };
@@ -908,6 +967,7 @@ static void intel_bts_reason_names_every_missing_feature(struct kunit *test)
 
 static struct kunit_case intel_bts_perf_cases[] = {
 	KUNIT_CASE(intel_bts_perf_ds_fields_restored_exactly),
+	KUNIT_CASE(intel_bts_reason_takes_no_reservation),
 	KUNIT_CASE(intel_bts_perf_reserve_takes_slot_then_hardware),
 	KUNIT_CASE(intel_bts_perf_holding_slot_gives_ebusy),
 	KUNIT_CASE(intel_bts_perf_gets_ebusy_while_armed),

@@ -113,6 +113,34 @@ if [ -w /sys/devices/system/cpu/cpu1/online ]; then
 	echo > $T/trace
 	taskset 2 sh -c "$workload"
 	check "a CPU that came back online records again" grep -q -- ' cpu=1 .*-> write_null+0x0/' $T/trace
+
+	# Pausing (tracing_on 0) and hotplug: a CPU that comes online while
+	# paused stays paused until tracing is on again ...
+	cpu1() { tail -c +193 $B/per_cpu/cpu1/records > "$1"; }
+	echo 0 > $T/tracing_on
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	cpu1 /tmp/p1.bin
+	taskset 2 sh -c "$workload"
+	cpu1 /tmp/p2.bin
+	check "a CPU that came online while paused stays paused" cmp -s /tmp/p1.bin /tmp/p2.bin
+	echo 1 > $T/tracing_on
+	taskset 2 sh -c "$workload"
+	cpu1 /tmp/p3.bin
+	check "... and records once tracing_on is 1 again" sh -c '! cmp -s /tmp/p1.bin /tmp/p3.bin'
+	# ... and one that was offline when the pause began is resumed too
+	# (the kernel log stays clean: no thaw of a CPU never frozen)
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	echo 0 > $T/tracing_on
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	cpu1 /tmp/p4.bin
+	taskset 2 sh -c "$workload"
+	cpu1 /tmp/p5.bin
+	check "offline at the pause, online during it: paused" cmp -s /tmp/p4.bin /tmp/p5.bin
+	echo 1 > $T/tracing_on
+	taskset 2 sh -c "$workload"
+	cpu1 /tmp/p6.bin
+	check "... and records after the resume" sh -c '! cmp -s /tmp/p5.bin /tmp/p6.bin'
 else
 	skip "CPU hotplug" "cpu1/online is not writable"
 fi
