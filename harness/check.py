@@ -12,6 +12,8 @@ named), the initramfs, then one QEMU boot per scenario, two at a time:
 on each of the machines the tests name:
 
   sw          Debian's QEMU, -cpu max, 2 vCPUs: no BTS, the software source
+              (with DEBUG=1, the preemptible debug kernel: 4 vCPUs here and
+              on hw)
   hw          the project's QEMU (make qemu) with an Intel CPU whose BTS it
               emulates, KPTI on, 2 vCPUs: the Intel source (boots "hw-...")
   hw-nopti-4  the same with nopti and 4 vCPUs ("hw-nopti-4-...")
@@ -27,6 +29,7 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-cmdline: ARGS          extra kernel command line for that boot
   # bts-expect: oops,bug,panic,warn   kernel-log reports it provokes
   # bts-timeout: SECONDS       boot time limit (default 300; x3 with DEBUG)
+  # bts-smp: N                 vCPUs for that boot (a boot of its own)
   # bts-machines: M ...        where it runs (default: sw hw, and for
                                shared tests hw-nopti-4 too)
   # bts-tap: console           its TAP is on the console, each line
@@ -61,9 +64,11 @@ ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
 KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
 
 # The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs).
+# The debug kernel (preemptible, with DEBUG_PREEMPT) boots 4 vCPUs
+# everywhere, so that tasks migrate and CPUs contend.
 MACHINES = {
-    "sw": (False, "", 2),
-    "hw": (True, "", 2),
+    "sw": (False, "", 4 if DEBUG else 2),
+    "hw": (True, "", 4 if DEBUG else 2),
     "hw-nopti-4": (True, "nopti", 4),
 }
 
@@ -225,7 +230,7 @@ def check_kernel_log(console, prefix, expect, hw=False):
 
 def directives(path):
     d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
-         "machines": "", "tap": "file", "share": ""}
+         "machines": "", "tap": "file", "share": "", "smp": ""}
     with open(path) as f:
         for line in f.read().splitlines()[:30]:
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
@@ -236,8 +241,9 @@ def directives(path):
 
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
-                 kunit=False, machine="sw"):
-        hw, extra, smp = MACHINES[machine]
+                 kunit=False, machine="sw", smp=None):
+        hw, extra, msmp = MACHINES[machine]
+        smp = smp or msmp
         if machine != "sw":
             name = f"{machine}-{name}"
         self.name = name
@@ -423,7 +429,8 @@ def main():
                 elif own:
                     boots.append(Boot(t[:-3], [t], append=d["cmdline"],
                                       expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
-                                      timeout=int(d["timeout"]), machine=m))
+                                      timeout=int(d["timeout"]), machine=m,
+                                      smp=int(d["smp"]) if d["smp"] else None))
                 else:
                     shared[m].append(t)
         for m, tests in shared.items():
