@@ -177,6 +177,10 @@ static struct {
 	int why_err;
 	int arm_ret;
 	unsigned int recorded;		/* records 0..recorded-1 exist */
+	/* run once in the middle of the next freeze or thaw, as an NMI */
+	void (*nmi_in_freeze)(void);
+	void (*nmi_in_thaw)(void);
+	unsigned int reads_unfrozen;	/* reads made while not frozen */
 } fake;
 
 #define FAKE_CAP 16
@@ -204,13 +208,23 @@ static void fake_disarm(void)
 
 static void fake_freeze(void)
 {
+	void (*nmi)(void) = fake.nmi_in_freeze;
+
 	fake.freezes++;
+	fake.nmi_in_freeze = NULL;
+	if (nmi)
+		nmi();		/* before the freeze has taken effect */
 	fake.frozen = true;
 }
 
 static void fake_thaw(void)
 {
+	void (*nmi)(void) = fake.nmi_in_thaw;
+
 	fake.thaws++;
+	fake.nmi_in_thaw = NULL;
+	if (nmi)
+		nmi();		/* before the thaw has taken effect */
 	fake.frozen = false;
 }
 
@@ -219,6 +233,8 @@ static unsigned int fake_read(struct bts_record *buf, unsigned int n,
 {
 	unsigned int avail = min(fake.recorded, FAKE_CAP), i;
 
+	if (!fake.frozen)
+		fake.reads_unfrozen++;
 	*w = !fake.recorded ? BTS_WINDOW_EMPTY :
 	     fake.recorded > FAKE_CAP ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
 	n = min(n, avail);
@@ -334,6 +350,62 @@ static void core_nested_freezes_reach_the_source_once(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
+}
+
+/* What a capture NMI does on this CPU: freeze, copy, thaw. */
+static void fake_nmi_snapshot(void)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+}
+
+static void core_nmi_in_the_middle_of_a_freeze_reads_frozen(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 4;
+	fake.nmi_in_freeze = fake_nmi_snapshot;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);	/* it did run */
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	/* and the depth is back to 0: the next freeze reaches the source */
+	fake.freezes = 0;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+}
+
+static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 4;
+	fake.nmi_in_thaw = fake_nmi_snapshot;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	fake.freezes = 0;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
 }
 
 static void core_snapshot_without_source_is_empty(struct kunit *test)
@@ -866,6 +938,8 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_snapshot_freezes_copies_and_thaws),
 	KUNIT_CASE(core_nested_freezes_reach_the_source_once),
 	KUNIT_CASE(core_snapshot_without_source_is_empty),
+	KUNIT_CASE(core_nmi_in_the_middle_of_a_freeze_reads_frozen),
+	KUNIT_CASE(core_nmi_in_the_middle_of_a_thaw_leaves_it_recording),
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),

@@ -2,7 +2,7 @@
 # A WARN is not captured by default; with bts_capture_warn it is, and the
 # CPU records again afterwards either way.
 # bts-boot: own
-# bts-expect: warn,oops
+# bts-expect: warn,oops,bug
 # bts-cmdline: panic_on_oops=0
 . ./lib-oops.sh
 arm
@@ -14,9 +14,63 @@ case "$(cat $B/capture)" in
 "WARN on cpu "*) ok "with bts_capture_warn a WARN is captured" ;;
 *) not_ok "with bts_capture_warn a WARN is captured (got '$(cat $B/capture)')" ;;
 esac
-echo 0 > $T/options/bts_capture_warn
+
+# WARNs while the task is moved between CPUs: on a preemptible kernel
+# (make check DEBUG=1, 4 vCPUs) the task can run on another CPU when
+# report_bug() returns than the one it trapped on. Every WARN must end
+# captured as a WARN, none left pending, and the log clean (no
+# "using smp_processor_id() in preemptible").
+n=0 bad=
+for i in $(seq 1 20); do
+	echo 0 > $B/capture
+	sh -c "echo WARNING > $DIRECT" > /dev/null 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			taskset -p -c $c $pid > /dev/null 2>&1
+		done
+	done
+	wait $pid
+	case "$(cat $B/capture)" in
+	*pending*) bad="$bad [$(cat $B/capture)]" ;;
+	"WARN on cpu "*) n=$((n + 1)) ;;
+	*) bad="$bad [$(cat $B/capture)]" ;;
+	esac
+done
+is "20 WARNs under migration: each captured as a WARN, none pending$bad" $n 20
+
+# traceoff_on_warning turns tracing off inside the WARN, before its
+# capture is written out: the capture is kept, and says it is not in the
+# ring buffer.
+echo 0 > $B/capture
+echo 1 > /proc/sys/kernel/traceoff_on_warning
+provoke "echo WARNING > $DIRECT"
+echo 0 > /proc/sys/kernel/traceoff_on_warning
+capture=$(cat $B/capture)
+diag "$capture"
+case "$capture" in
+"WARN on cpu "*"not written to the ring buffer (tracing off, or full): "[1-9]*) ok "with traceoff_on_warning the WARN capture is kept and says it is not in the ring buffer" ;;
+*) not_ok "with traceoff_on_warning the WARN capture is kept and says it is not in the ring buffer (got '$capture')" ;;
+esac
+echo 1 > $T/tracing_on
+
+# bts_capture_warn without bts_capture_oops: a BUG() is still an oops,
+# captured and written out, not left pending.
 echo 0 > $B/capture
 echo 0 > $T/options/bts_capture_oops
+echo > $T/trace
+provoke "echo BUG > $DIRECT"
+case "$(cat $B/capture)" in
+*pending*) not_ok "with only bts_capture_warn a BUG is captured, not left pending (got '$(cat $B/capture)')" ;;
+"BUG on cpu "*) ok "with only bts_capture_warn a BUG is captured, not left pending" ;;
+*) not_ok "with only bts_capture_warn a BUG is captured, not left pending (got '$(cat $B/capture)')" ;;
+esac
+[ "$(bts_entries $T/trace | grep -c ' BUG$')" -gt 0 ] &&
+	ok "... and written into the ring buffer" ||
+	not_ok "... and written into the ring buffer"
+
+echo 0 > $T/options/bts_capture_warn
+echo 0 > $B/capture
 provoke "echo EXCEPTION > $DIRECT"
 is "with bts_capture_oops off an oops is not captured" "$(cat $B/capture)" none
 done_testing
