@@ -76,6 +76,7 @@
  * @pmu_bts_active:	perf's DS allocation of the BTS buffers succeeded
  *			(x86_pmu.bts_active; valid while reserved)
  * @add_exclusive:	take the bts tracer exclusivity slot, or -EBUSY
+ * @exclusive_busy:	would @add_exclusive fail now? (takes nothing)
  * @del_exclusive:	give it back
  * @reserve:		take a perf hardware (and DS area) reservation
  * @release:		give it back (may free the DS area)
@@ -94,6 +95,7 @@ struct intel_bts_hw {
 	bool (*pmu_has_bts)(void);
 	bool (*pmu_bts_active)(void);
 	int (*add_exclusive)(void);
+	bool (*exclusive_busy)(void);
 	void (*del_exclusive)(void);
 	int (*reserve)(void);
 	void (*release)(void);
@@ -179,6 +181,18 @@ static int intel_bts_hw_add_exclusive(void)
 	return x86_add_exclusive(x86_lbr_exclusive_bts_trace);
 }
 
+/* x86_add_exclusive() fails while another slot has users: look only. */
+static bool intel_bts_hw_exclusive_busy(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(x86_pmu.lbr_exclusive); i++)
+		if (i != x86_lbr_exclusive_bts_trace &&
+		    atomic_read(&x86_pmu.lbr_exclusive[i]))
+			return true;
+	return false;
+}
+
 static void intel_bts_hw_del_exclusive(void)
 {
 	x86_del_exclusive(x86_lbr_exclusive_bts_trace);
@@ -254,6 +268,7 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.pmu_has_bts	= intel_bts_hw_pmu_has_bts,
 	.pmu_bts_active	= intel_bts_hw_pmu_bts_active,
 	.add_exclusive	= intel_bts_hw_add_exclusive,
+	.exclusive_busy	= intel_bts_hw_exclusive_busy,
 	.del_exclusive	= intel_bts_hw_del_exclusive,
 	.reserve	= intel_bts_hw_reserve,
 	.release	= intel_bts_hw_release,
@@ -395,8 +410,14 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
-	c->armed = true;
+	/*
+	 * A capture NMI may come at any instruction: before @armed it does
+	 * nothing; after it, its freeze and thaw leave TR|BTS set, which
+	 * the write below sets too.
+	 */
 	c->frozen = false;
+	barrier();
+	WRITE_ONCE(c->armed, true);
 	intel_bts_debugctl_update(hw, INTEL_BTS_CTL_MASK, c->ctl);
 	return 0;
 }
@@ -416,8 +437,15 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 
 	if (!c->armed)
 		return;
+	/*
+	 * Not armed first: a capture NMI from here on finds nothing to
+	 * freeze or thaw. Cleared first, an NMI between the write and this
+	 * store would freeze and thaw, and its thaw turn BTS on again with
+	 * the DS area about to be handed back (or, going offline, gone).
+	 */
+	WRITE_ONCE(c->armed, false);
+	barrier();
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
-	c->armed = false;
 	c->frozen = false;
 	ds->bts_buffer_base = c->perf.base;
 	ds->bts_index = c->perf.index;
@@ -427,7 +455,10 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 
 /*
  * Freeze: one RMW clearing TR|BTS. No fence: BTS stores are coherent with
- * the CPU's own loads (bts.c). Nothing if the CPU is not armed.
+ * the CPU's own loads (bts.c). Nothing if the CPU is not armed. Freeze
+ * and thaw never interrupt each other on a CPU: the core's per-CPU
+ * freeze depth lets only the outermost freeze and the last thaw reach
+ * them (an NMI in between only moves the depth).
  */
 static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
 					 struct intel_bts_cpu *c)
@@ -561,33 +592,30 @@ static void intel_bts_release(struct intel_bts *bts)
  * @bts: the source, not armed
  * @err: set to the errno arming would fail with (may be NULL)
  *
- * The feature bits, then a trial of the reservation protocol, so that
- * "taken by perf" (-EBUSY) and a failed buffer allocation (-ENOMEM) are
- * told apart.
+ * The feature bits, then whether perf's LBR, BTS or intel_bts users hold
+ * the hardware. It only looks: reading bts/source must not take a perf
+ * reservation (which allocates every CPU's DS area and sends IPIs) nor
+ * make a concurrent perf event fail with -EBUSY. So a failed DS
+ * allocation (-ENOMEM) shows only when arming.
  *
  * Return: NULL or a one-line reason.
  */
 static const char *intel_bts_reason(struct intel_bts *bts, int *err)
 {
-	int dummy, ret;
 	const char *why;
+	int dummy;
 
 	if (!err)
 		err = &dummy;
 	why = intel_bts_static_reason(bts->hw, err);
 	if (why)
 		return why;
-	ret = intel_bts_reserve(bts);
-	*err = ret;
-	switch (ret) {
-	case 0:
-		intel_bts_release(bts);
-		return NULL;
-	case -EBUSY:
+	*err = 0;
+	if (bts->hw->exclusive_busy()) {
+		*err = -EBUSY;
 		return "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end";
-	default:
-		return "no BTS buffer: perf's Debug Store allocation failed";
 	}
+	return NULL;
 }
 
 /* ---- the source: the real CPUs ---- */

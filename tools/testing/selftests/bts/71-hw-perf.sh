@@ -33,7 +33,7 @@ done
 
 # perf first: the tracer cannot have the hardware; auto falls back to sw.
 # perf holds intel_bts while its workload waits for /tmp/stop; bts/source
-# says when perf has the hardware (it tries the reservation).
+# says when perf has the hardware (from perf's exclusivity counts).
 rm -f /tmp/stop
 perf record -q -e intel_bts//u --per-thread -o /tmp/hold.data -- \
 	sh -c 'while [ ! -e /tmp/stop ]; do sleep 0.2; done' > /dev/null 2>&1 &
