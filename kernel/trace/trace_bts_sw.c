@@ -21,6 +21,7 @@
 #include <linux/ftrace.h>
 #include <linux/init.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
 #include <linux/unaligned.h>
@@ -44,27 +45,20 @@ static DEFINE_PER_CPU(struct bts_sw_ring, bts_sw_rings);
  */
 void notrace bts_sw_ring_add(struct bts_sw_ring *ring, u64 from, u64 to)
 {
+	/* Once: bts_sw_disarm() unpublishes the buffer before freeing it. */
+	struct bts_record *buf = READ_ONCE(ring->buf);
 	struct bts_record *rec;
 	u64 seq;
 
-	if (READ_ONCE(ring->frozen) || !ring->buf)
+	if (READ_ONCE(ring->frozen) || !buf)
 		return;
 	seq = local64_inc_return(&ring->total) - 1;
-	rec = &ring->buf[seq % ring->capacity];
+	rec = &buf[seq % ring->capacity];
 	rec->from = from;
 	rec->to = to;
 	rec->flags = BTS_FLAG_SW;
 }
 
-/**
- * bts_sw_ring_read - copy a ring's newest records, oldest first
- * @ring:   a frozen ring
- * @buf:    room for @n records
- * @n:      how many are wanted
- * @window: what the copy covers
- *
- * Return: the number of records copied, min(@n, recorded, capacity).
- */
 unsigned int notrace bts_sw_ring_read(struct bts_sw_ring *ring,
 				      struct bts_record *buf, unsigned int n,
 				      enum bts_window *window)
@@ -140,16 +134,28 @@ static unsigned int bts_sw_capacity(void)
 	return BTS_SW_CAPACITY;
 }
 
-static void bts_sw_free(void)
+/* The rings' buffers while bts_sw_disarm() waits to free them. */
+static DEFINE_PER_CPU(struct bts_record *, bts_sw_retired);
+
+/*
+ * Unpublish every ring's buffer and free it. @wait: hooks may still run
+ * (see bts_sw_disarm()); wait until none can hold a buffer first.
+ */
+static void bts_sw_free(bool wait)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct bts_sw_ring *ring = per_cpu_ptr(&bts_sw_rings, cpu);
-		struct bts_record *buf = ring->buf;
 
+		per_cpu(bts_sw_retired, cpu) = ring->buf;
 		WRITE_ONCE(ring->buf, NULL);
-		kvfree(buf);
+	}
+	if (wait)
+		synchronize_rcu_tasks_rude();
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(bts_sw_retired, cpu));
+		per_cpu(bts_sw_retired, cpu) = NULL;
 	}
 }
 
@@ -170,21 +176,30 @@ static int bts_sw_arm(unsigned int arm_flags)
 		ring->buf = kvcalloc(BTS_SW_CAPACITY, sizeof(*ring->buf),
 				     GFP_KERNEL);
 		if (!ring->buf) {
-			bts_sw_free();
+			bts_sw_free(false);
 			return -ENOMEM;
 		}
 	}
 	ret = register_ftrace_function(&bts_sw_ops);
 	if (ret)
-		bts_sw_free();
+		bts_sw_free(true);
 	return ret;
 }
 
+/*
+ * unregister_ftrace_function() does not wait for hooks still running on
+ * other CPUs: ftrace synchronizes only for dynamically allocated ops, and
+ * these are static. So the buffers are unpublished first (a hook reads
+ * its ring's buffer once, with preemption off, and skips a NULL one),
+ * then every CPU is made to schedule (synchronize_rcu_tasks_rude(), as
+ * ftrace does for its dynamic ops: a hook can run where RCU is not
+ * watching), and only then freed. A task preempted in the trampoline
+ * before the hook disabled preemption finds the buffer NULL.
+ */
 static void bts_sw_disarm(void)
 {
 	unregister_ftrace_function(&bts_sw_ops);
-	/* unregister waited for every hook still running to finish */
-	bts_sw_free();
+	bts_sw_free(true);
 }
 
 static void notrace bts_sw_freeze_this_cpu(void)
