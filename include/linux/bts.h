@@ -199,8 +199,10 @@ void __bts_crash_stop_this_cpu(void);
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC, _GPF
  * @regs:	the faulting context, or NULL (panic)
  *
- * Called first thing on the oops, BUG and panic paths. Costs one static
- * branch while bts is not capturing. Never sleeps, locks or allocates.
+ * Called first thing on the oops, BUG and panic paths, with IRQs and
+ * preemption in whatever state the path has them (handle_bug() runs with
+ * the trap site's IRQ state). Costs one static branch while bts is not
+ * capturing. Never sleeps, locks or allocates.
  */
 static __always_inline void bts_fault_freeze(enum bts_reason reason,
 					     struct pt_regs *regs)
@@ -210,7 +212,10 @@ static __always_inline void bts_fault_freeze(enum bts_reason reason,
 }
 
 /**
- * bts_fault_warn_done - a BUG trap turned out to be a WARN: resume recording
+ * bts_fault_warn_done - the BUG trap this task took turned out to be a WARN
+ *
+ * Keeps or drops the capture the trap took; the task may run on another
+ * CPU than the one it trapped on.
  */
 static __always_inline void bts_fault_warn_done(void)
 {

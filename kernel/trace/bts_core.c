@@ -12,13 +12,22 @@
  * interrupted by an NMI or an oops, a paused tracer): a per-CPU depth
  * counter makes only the outermost freeze and the last thaw reach the
  * source. The snapshot functions below run with IRQs off and must never
- * sleep, allocate or take locks; bts_arm(), bts_disarm() and
- * bts_snapshot_cpu() are process context and serialize on bts_mutex.
+ * sleep, allocate or take locks; bts_arm(), bts_disarm(), bts_pause() and
+ * bts_snapshot_cpu() are process context and serialize on bts_mutex
+ * (taken before the CPU hotplug lock).
+ *
+ * CPU hotplug: while a source is armed the core has a hotplug state of
+ * its own, after the source's (which arms a CPU coming online and
+ * disarms one going offline). A CPU coming online starts with no freeze
+ * held, frozen at once if recording is paused; one going offline gives
+ * up its freezes first. So the freeze depth always says what the
+ * source's state on that CPU is.
  */
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bts.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -59,8 +68,20 @@ DEFINE_STATIC_KEY_FALSE(bts_stop_key);
 /* Freeze nesting depth of each CPU; see the file comment. */
 static DEFINE_PER_CPU(unsigned int, bts_freeze_depth);
 
-/* The faulting CPU of a capture is held frozen (see fault capture). */
-static bool bts_capture_frozen;
+/*
+ * The source's freeze on this CPU has completed (and no thaw has begun):
+ * see bts_freeze_this_cpu().
+ */
+static DEFINE_PER_CPU(bool, bts_src_frozen);
+
+/* The CPU holds a freeze for the kept capture (see fault capture). */
+static DEFINE_PER_CPU(bool, bts_capture_held);
+
+/* Recording is paused on every CPU (bts_pause()); under bts_mutex. */
+static bool bts_paused;
+
+/* The core's CPU hotplug state while a source is armed, else 0. */
+static int bts_hp_state;
 
 /**
  * bts_register_source - make a branch source available
@@ -161,6 +182,47 @@ void bts_visit_sources(bts_source_visit_fn fn, void *data)
 	mutex_unlock(&bts_mutex);
 }
 
+/*
+ * A CPU comes online (the source's online callback has armed it): no
+ * freeze is held there yet; if recording is paused, freeze it now. Runs
+ * on that CPU.
+ */
+static int bts_cpu_online(unsigned int cpu)
+{
+	struct bts_source *src = READ_ONCE(bts_armed);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	this_cpu_write(bts_freeze_depth, 0);
+	this_cpu_write(bts_src_frozen, false);
+	this_cpu_write(bts_capture_held, false);
+	if (src && READ_ONCE(bts_paused))
+		bts_freeze_this_cpu(src);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/*
+ * A CPU goes offline (the source's offline callback disarms it next):
+ * drop the freezes it holds, so that it comes back with none.
+ */
+static int bts_cpu_offline(unsigned int cpu)
+{
+	struct bts_source *src = READ_ONCE(bts_armed);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (src && this_cpu_read(bts_freeze_depth)) {
+		this_cpu_write(bts_freeze_depth, 1);
+		bts_thaw_this_cpu(src);
+	}
+	this_cpu_write(bts_freeze_depth, 0);
+	this_cpu_write(bts_src_frozen, false);
+	this_cpu_write(bts_capture_held, false);
+	local_irq_restore(flags);
+	return 0;
+}
+
 /**
  * bts_arm - start recording branch history on every online CPU
  * @src:	the source to arm
@@ -198,8 +260,20 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags)
 		pr_info("arming source %s failed: %d\n", src->name, ret);
 		goto out;
 	}
+	bts_paused = false;
 	/* Pairs with READ_ONCE() in the snapshot and fault paths. */
 	smp_store_release(&bts_armed, src);
+	/* After the source's own state: a CPU coming online is armed first. */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "trace/bts:online",
+				bts_cpu_online, bts_cpu_offline);
+	if (ret < 0) {
+		WRITE_ONCE(bts_armed, NULL);
+		synchronize_rcu();
+		src->disarm();
+		goto out;
+	}
+	bts_hp_state = ret;
+	ret = 0;
 out:
 	mutex_unlock(&bts_mutex);
 	return ret;
@@ -218,15 +292,56 @@ void bts_disarm(void)
 	mutex_lock(&bts_mutex);
 	src = bts_armed;
 	if (src) {
+		/*
+		 * Nothing new sees the source; snapshots and NMIs that saw it
+		 * finish with it (they run with preemption off, where RCU
+		 * watches); then the source stops.
+		 */
 		WRITE_ONCE(bts_armed, NULL);
-		/* Let snapshots and NMIs that saw the source finish with it. */
 		synchronize_rcu();
+		cpuhp_remove_state_nocalls(bts_hp_state);
+		bts_hp_state = 0;
 		src->disarm();
 		/* Nothing is frozen any more: the next arm starts afresh. */
-		for_each_possible_cpu(cpu)
+		for_each_possible_cpu(cpu) {
 			per_cpu(bts_freeze_depth, cpu) = 0;
-		WRITE_ONCE(bts_capture_frozen, false);
+			per_cpu(bts_src_frozen, cpu) = false;
+			per_cpu(bts_capture_held, cpu) = false;
+		}
+		bts_paused = false;
 	}
+	mutex_unlock(&bts_mutex);
+}
+
+static void bts_pause_ipi(void *info)
+{
+	struct bts_source *src = READ_ONCE(bts_armed);
+
+	if (!src)
+		return;
+	if (info)
+		bts_freeze_this_cpu(src);
+	else
+		bts_thaw_this_cpu(src);
+}
+
+/**
+ * bts_pause - stop or resume recording on every CPU
+ * @pause: true to stop, false to resume
+ *
+ * A pause holds one freeze on each online CPU, and on each CPU that
+ * comes online while it lasts. Process context; nothing when nothing is
+ * armed or the state is already @pause.
+ */
+void bts_pause(bool pause)
+{
+	mutex_lock(&bts_mutex);
+	cpus_read_lock();
+	if (bts_armed && bts_paused != pause) {
+		WRITE_ONCE(bts_paused, pause);
+		on_each_cpu(bts_pause_ipi, pause ? (void *)1UL : NULL, 1);
+	}
+	cpus_read_unlock();
 	mutex_unlock(&bts_mutex);
 }
 
@@ -253,17 +368,29 @@ struct bts_source *bts_armed_source(void)
  * bts_freeze_this_cpu - stop recording on this CPU (nesting)
  * @src: the armed source
  *
- * IRQs off. Only the outermost freeze reaches the source.
+ * IRQs off. Only the outermost freeze reaches the source, except that an
+ * NMI arriving while the outermost freeze is between its depth increment
+ * and the end of the source's freeze freezes the source itself (the
+ * sources' freeze is idempotent and safe to interrupt by itself), so
+ * that whatever interrupts a freeze at any instruction reads a frozen
+ * history.
  */
 void notrace bts_freeze_this_cpu(struct bts_source *src)
 {
-	if (this_cpu_inc_return(bts_freeze_depth) == 1)
+	if (this_cpu_inc_return(bts_freeze_depth) == 1 ||
+	    !this_cpu_read(bts_src_frozen)) {
 		src->freeze_this_cpu();
+		this_cpu_write(bts_src_frozen, true);
+	}
 }
 
 /**
  * bts_thaw_this_cpu - undo one bts_freeze_this_cpu()
  * @src: the armed source
+ *
+ * The last thaw marks the source not frozen before it drops the depth
+ * and thaws it: an NMI in between freezes the source again itself, and
+ * its own thaw (or the outer one) leaves it recording.
  */
 void notrace bts_thaw_this_cpu(struct bts_source *src)
 {
@@ -271,6 +398,10 @@ void notrace bts_thaw_this_cpu(struct bts_source *src)
 
 	if (WARN_ON_ONCE(!depth))
 		return;
+	if (depth == 1) {
+		this_cpu_write(bts_src_frozen, false);
+		barrier();
+	}
 	this_cpu_write(bts_freeze_depth, depth - 1);
 	if (depth == 1)
 		src->thaw_this_cpu();
@@ -381,25 +512,41 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
  * Fault capture.
  *
  * The hooks on the oops, BUG and panic paths call __bts_fault_freeze()
- * first thing. The first fault freezes the faulting CPU (which stays
- * frozen until the capture is cleared), copies its history into a
- * preallocated per-CPU capture buffer, freezes and copies the other CPUs
- * through an NMI (best effort: a CPU spinning with NMIs blocked is not
- * reached), and hands the capture to the emit callback of its owner (the
- * tracer writes it into the ring buffer before oops_enter() turns tracing
- * off). Later faults are only counted.
+ * first thing. The first fault freezes the faulting CPU, copies its
+ * history into a preallocated per-CPU capture buffer, freezes and copies
+ * the other CPUs through an NMI (best effort: a CPU spinning with NMIs
+ * blocked is not reached), and hands each CPU's history to the emit
+ * callback of its owner on that CPU (the tracer writes it into that
+ * CPU's ring buffer, so that no CPU's history overwrites another's), all
+ * before oops_enter() turns tracing off. The CPU that oopsed or panicked stays
+ * frozen until the capture is cleared. Later faults are only counted.
  *
  * BUG and #GP captures are taken early (in handle_bug() before
- * report_bug(), in the DIE_GPF notifier) and emitted from oops_begin(),
- * once the trap is known to be an oops: a WARN discards the capture or,
- * with capture on WARN, keeps and emits it.
+ * report_bug(), in the DIE_GPF notifier), before it is known whether the
+ * trap is an oops: the history is copied and the CPU thawed at once, and
+ * the capture stays PENDING, owned by the trapping task in its context
+ * (not by the CPU: with IRQs on at the trap site, a preemptible kernel
+ * can move the task to another CPU before report_bug() returns). Then
+ * every pending capture ends in one of these ways, on whatever CPU:
+ *
+ *  - its oops_begin() emits it (whatever the capture options say: the
+ *    trap was captured, so its oops is);
+ *  - a panic, its own (panic_on_warn) or another CPU's, emits it;
+ *  - its WARN emits it relabelled (capture on WARN) or drops it;
+ *  - the same context trapping again, not nested in the first trap (a
+ *    debugger handled the trap and returned), drops it, and counts it
+ *    in bts_dropped_faults;
+ *  - bts_capture_clear() drops it.
+ *
+ * A fault is counted as lost when it would have been captured and was
+ * not, once its kind is known: a WARN only when WARNs are captured.
  *
  * Everything here runs with IRQs off on the faulting CPU or in NMI:
  * no locks, no allocation, notrace; bad state makes it return, never oops.
  */
 enum bts_capture_state {
 	BTS_CAPTURE_EMPTY,	/* nothing captured: the next fault is taken */
-	BTS_CAPTURE_BUSY,	/* a CPU is taking or emitting a capture */
+	BTS_CAPTURE_BUSY,	/* a CPU is taking, emitting or clearing one */
 	BTS_CAPTURE_PENDING,	/* taken early (BUG, #GP), not yet emitted */
 	BTS_CAPTURE_HELD,	/* taken and emitted, kept until cleared */
 };
@@ -408,22 +555,43 @@ DEFINE_STATIC_KEY_FALSE(bts_fault_key);
 
 static atomic_t bts_capture_state = ATOMIC_INIT(BTS_CAPTURE_EMPTY);
 static atomic64_t bts_lost_faults;
+static atomic64_t bts_dropped_faults;
+/* The CPU whose capture buffer holds the faulting history, or -1. */
 static int bts_capture_cpu = -1;
+/* The CPU taking or emitting the capture (state BUSY), or -1. */
+static int bts_capturing_cpu = -1;
 static enum bts_reason bts_capture_reason;
 static unsigned int bts_capture_reasons;
 static unsigned int bts_capture_capacity;
-static void (*bts_capture_emit)(void);
+static void (*bts_capture_emit)(unsigned int cpu);
 static DEFINE_PER_CPU(struct bts_capture, bts_captures);
+/* CPUs asked to capture, and those of them that are emitting. */
 static struct cpumask bts_nmi_pending;
+static struct cpumask bts_nmi_emitting;
 
 /*
- * A #GP or BUG not kept because a capture was held: its oops_begin() that
- * follows is the same fault and is not counted again.
+ * Who owns a PENDING capture: the trapping task, in its context, and the
+ * stack pointer at the trap (a trap nested in the handling of the first,
+ * a WARN while printing a WARN, is deeper on the same stack).
  */
-static DEFINE_PER_CPU(bool, bts_early_fault_counted);
+static struct task_struct *bts_pending_task;
+static unsigned long bts_pending_ctx;
+static unsigned long bts_pending_sp;
 
-/* Bounded wait for the other CPUs' NMI captures, in microseconds. */
+/*
+ * Capture NMIs sent to a CPU and seen by it: an NMI that arrives after
+ * the bounded wait is still ours (claimed, not reported as unknown).
+ */
+static DEFINE_PER_CPU(unsigned int, bts_nmi_sent);
+static DEFINE_PER_CPU(unsigned int, bts_nmi_seen);
+
+/*
+ * Bounded waits for the other CPUs, in microseconds: for their NMI
+ * captures (a CPU with NMIs blocked never answers), then for the ones
+ * that captured to finish emitting (a history of 2730 records).
+ */
 #define BTS_NMI_WAIT_US		10000
+#define BTS_EMIT_WAIT_US	1000000
 
 static bool notrace bts_in_entry_text(u64 addr)
 {
@@ -608,13 +776,28 @@ static void notrace bts_capture_this_cpu(struct bts_source *src,
 	cap->valid = true;
 }
 
+/* Hand this CPU's capture of @cpu's history to the owner. */
+static void notrace bts_capture_emit_cpu(unsigned int cpu)
+{
+	void (*emit)(unsigned int cpu) = READ_ONCE(bts_capture_emit);
+
+	if (emit && per_cpu_ptr(&bts_captures, cpu)->valid)
+		emit(cpu);
+}
+
 static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
 	int cpu = smp_processor_id();
+	unsigned int sent = READ_ONCE(*this_cpu_ptr(&bts_nmi_sent));
 	struct bts_source *src;
 
-	if (!cpumask_test_cpu(cpu, &bts_nmi_pending))
+	/* Two NMIs sent while one is handled arrive as one: catch up. */
+	if (this_cpu_read(bts_nmi_seen) == sent)
 		return NMI_DONE;
+	this_cpu_write(bts_nmi_seen, sent);
+	/* Not pending any more: it came after the wait; claim it only. */
+	if (!cpumask_test_cpu(cpu, &bts_nmi_pending))
+		return NMI_HANDLED;
 	src = READ_ONCE(bts_armed);
 	if (src) {
 		bts_freeze_this_cpu(src);
@@ -622,34 +805,130 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 				     bts_capture_capacity);
 		bts_thaw_this_cpu(src);
 	}
+	cpumask_set_cpu(cpu, &bts_nmi_emitting);
 	cpumask_clear_cpu(cpu, &bts_nmi_pending);
+	/* Into this CPU's own ring buffer. */
+	bts_capture_emit_cpu(cpu);
+	cpumask_clear_cpu(cpu, &bts_nmi_emitting);
 	return NMI_HANDLED;
 }
 
-/* Freeze and copy every other online CPU through an NMI, bounded wait. */
-static void notrace bts_capture_other_cpus(void)
+/*
+ * Freeze, copy and emit every other online CPU through an NMI, bounded
+ * waits: all but this one and @skip (whose buffer holds the faulting
+ * history).
+ */
+static void notrace bts_capture_other_cpus(int skip)
 {
-	int i;
+	int cpu, i;
 
 	cpumask_copy(&bts_nmi_pending, cpu_online_mask);
 	cpumask_clear_cpu(smp_processor_id(), &bts_nmi_pending);
+	if (skip >= 0)
+		cpumask_clear_cpu(skip, &bts_nmi_pending);
 	if (cpumask_empty(&bts_nmi_pending))
 		return;
+	cpumask_clear(&bts_nmi_emitting);
+	for_each_cpu(cpu, &bts_nmi_pending)
+		per_cpu(bts_nmi_sent, cpu)++;
+	/* The counts before the NMIs that read them. */
+	smp_wmb();
 	__apic_send_IPI_mask(&bts_nmi_pending, NMI_VECTOR);
 	for (i = 0; i < BTS_NMI_WAIT_US && !cpumask_empty(&bts_nmi_pending); i++)
 		udelay(1);
 	/* Whoever did not answer keeps recording; its slot stays invalid. */
 	cpumask_clear(&bts_nmi_pending);
+	for (i = 0; i < BTS_EMIT_WAIT_US && !cpumask_empty(&bts_nmi_emitting); i++)
+		udelay(1);
 }
 
-/* Take the other CPUs, then hand the capture to its owner. */
-static void notrace bts_capture_finish(void)
+/*
+ * Complete the capture this CPU owns (state BUSY): this CPU's own
+ * history too when the faulting history was taken on another CPU, the
+ * other CPUs, and the emit callback for what this CPU emits (its own
+ * history, and the faulting one if that was taken elsewhere). With @hold
+ * this CPU (which oopses or panics) stays frozen until the capture is
+ * cleared.
+ */
+static void notrace bts_capture_finish(struct bts_source *src, bool hold)
 {
-	bts_capture_other_cpus();
-	atomic_set(&bts_capture_state, BTS_CAPTURE_BUSY);
-	if (bts_capture_emit)
-		bts_capture_emit();
+	int cpu = smp_processor_id();
+	int fault_cpu = READ_ONCE(bts_capture_cpu);
+
+	WRITE_ONCE(bts_capturing_cpu, cpu);
+	bts_freeze_this_cpu(src);
+	if (cpu != fault_cpu)
+		bts_capture_this_cpu(src, READ_ONCE(bts_capture_reason),
+				     bts_capture_capacity);
+	if (hold && !this_cpu_read(bts_capture_held))
+		this_cpu_write(bts_capture_held, true);
+	else
+		bts_thaw_this_cpu(src);
+	bts_capture_other_cpus(fault_cpu);
+	if (fault_cpu >= 0 && fault_cpu != cpu)
+		bts_capture_emit_cpu(fault_cpu);
+	bts_capture_emit_cpu(cpu);
+	WRITE_ONCE(bts_pending_task, NULL);
+	WRITE_ONCE(bts_capturing_cpu, -1);
 	atomic_set(&bts_capture_state, BTS_CAPTURE_HELD);
+}
+
+/* The trapping context: the task and whether it was in an IRQ or NMI. */
+static unsigned long notrace bts_context(void)
+{
+	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK);
+}
+
+static bool notrace bts_pending_is_mine(void)
+{
+	return READ_ONCE(bts_pending_task) == current &&
+	       READ_ONCE(bts_pending_ctx) == bts_context();
+}
+
+/* Take a PENDING capture over (state BUSY). */
+static bool notrace bts_take_pending(void)
+{
+	return atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_PENDING,
+			      BTS_CAPTURE_BUSY) == BTS_CAPTURE_PENDING;
+}
+
+/* Forget the capture this CPU owns (state BUSY); the next is taken. */
+static void notrace bts_capture_drop(void)
+{
+	int cpu = READ_ONCE(bts_capture_cpu);
+
+	if (cpu >= 0)
+		per_cpu_ptr(&bts_captures, cpu)->valid = false;
+	WRITE_ONCE(bts_capture_cpu, -1);
+	WRITE_ONCE(bts_pending_task, NULL);
+	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
+}
+
+/*
+ * A PENDING capture met a fault: is it finished here? An oops of the
+ * context that trapped, or any panic, emits it; the same context trapping
+ * again drops it (its trap never completed). Return: the fault was the
+ * pending capture's own (nothing more to do for it).
+ */
+static bool notrace bts_fault_meets_pending(struct bts_source *src,
+					    enum bts_reason reason,
+					    struct pt_regs *regs)
+{
+	bool mine = bts_pending_is_mine();
+
+	if (reason == BTS_REASON_PANIC || (reason == BTS_REASON_OOPS && mine)) {
+		if (!bts_take_pending())
+			return false;
+		bts_capture_finish(src, true);
+		return mine || reason == BTS_REASON_PANIC;
+	}
+	if ((reason == BTS_REASON_BUG || reason == BTS_REASON_GPF) && mine &&
+	    regs && regs->sp >= READ_ONCE(bts_pending_sp) &&
+	    bts_take_pending()) {
+		atomic64_inc(&bts_dropped_faults);
+		bts_capture_drop();
+	}
+	return false;
 }
 
 /**
@@ -658,96 +937,105 @@ static void notrace bts_capture_finish(void)
  * @regs:	the faulting context, or NULL
  *
  * See the comment above enum bts_capture_state. Called through
- * bts_fault_freeze() only while capture is enabled.
+ * bts_fault_freeze() only while capture is enabled, with IRQs on or off
+ * and preemption on or off: nothing here uses the CPU number before IRQs
+ * are off.
  */
 void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
-	int cpu = smp_processor_id();
+	bool early = reason == BTS_REASON_BUG || reason == BTS_REASON_GPF;
 	struct bts_capture *cap;
 	unsigned long flags;
-	int old;
+	int old, cpu;
 
-	if (!src || reason >= BTS_REASON_MAX ||
-	    !(READ_ONCE(bts_capture_reasons) & BIT(reason)))
+	if (!src || reason >= BTS_REASON_MAX)
 		return;
 
 	local_irq_save(flags);
+	cpu = smp_processor_id();
+	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_PENDING &&
+	    bts_fault_meets_pending(src, reason, regs))
+		goto out;
+	if (!(READ_ONCE(bts_capture_reasons) & BIT(reason)))
+		goto out;
 	old = atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_EMPTY,
 			     BTS_CAPTURE_BUSY);
-	if (old == BTS_CAPTURE_PENDING && reason == BTS_REASON_OOPS &&
-	    READ_ONCE(bts_capture_cpu) == cpu) {
-		/* The oops that follows an early BUG or #GP capture. */
-		if (atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_PENDING,
-				   BTS_CAPTURE_BUSY) == BTS_CAPTURE_PENDING)
-			bts_capture_finish();
-		goto out;
-	}
 	if (old != BTS_CAPTURE_EMPTY) {
-		/* A capture is kept (or being taken): count this fault once. */
-		if (reason == BTS_REASON_OOPS &&
-		    this_cpu_read(bts_early_fault_counted))
-			this_cpu_write(bts_early_fault_counted, false);
-		else
+		/*
+		 * A fault in the capture itself (the emit faulted): that
+		 * capture cannot complete; keep what it has, so that it can
+		 * be read and cleared.
+		 */
+		if (old == BTS_CAPTURE_BUSY && !early &&
+		    READ_ONCE(bts_capturing_cpu) == cpu) {
+			WRITE_ONCE(bts_capturing_cpu, -1);
+			atomic_set(&bts_capture_state, BTS_CAPTURE_HELD);
+		}
+		/* A trap is counted once its outcome is known. */
+		if (!early)
 			atomic64_inc(&bts_lost_faults);
-		if (reason == BTS_REASON_BUG || reason == BTS_REASON_GPF)
-			this_cpu_write(bts_early_fault_counted, true);
 		goto out;
 	}
 
 	WRITE_ONCE(bts_capture_cpu, cpu);
 	WRITE_ONCE(bts_capture_reason, reason);
-	/* This CPU stays frozen until the capture is cleared. */
+	WRITE_ONCE(bts_capturing_cpu, cpu);
 	bts_freeze_this_cpu(src);
-	WRITE_ONCE(bts_capture_frozen, true);
 	/* One slot stays free for bts_mark_fault(). */
 	bts_capture_this_cpu(src, reason, bts_capture_capacity - 1);
 	cap = this_cpu_ptr(&bts_captures);
 	if (cap->valid)
 		bts_mark_fault(cap, reason, regs);
 
-	if (reason == BTS_REASON_BUG || reason == BTS_REASON_GPF)
+	if (early) {
+		/* Not held: the trap may be a WARN, the task may move. */
+		bts_thaw_this_cpu(src);
+		WRITE_ONCE(bts_pending_task, current);
+		WRITE_ONCE(bts_pending_ctx, bts_context());
+		WRITE_ONCE(bts_pending_sp, regs ? regs->sp : 0);
+		WRITE_ONCE(bts_capturing_cpu, -1);
 		atomic_set(&bts_capture_state, BTS_CAPTURE_PENDING);
-	else
-		bts_capture_finish();
+	} else {
+		this_cpu_write(bts_capture_held, true);
+		bts_capture_finish(src, false);
+	}
 out:
 	local_irq_restore(flags);
 }
 
 /**
- * __bts_fault_warn_done - the BUG trap this CPU captured was a WARN
+ * __bts_fault_warn_done - the BUG trap this task took was a WARN
  *
- * With capture on WARN the capture is kept, relabelled and emitted;
- * otherwise it is dropped. Either way this CPU records again.
+ * With capture on WARN the pending capture is kept, relabelled and
+ * emitted; otherwise it is dropped. A WARN that was not captured because
+ * a capture was kept counts as lost only with capture on WARN. Any CPU:
+ * the task may have moved since the trap.
  */
 void notrace __bts_fault_warn_done(void)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
-	int cpu = smp_processor_id();
-	struct bts_capture *cap;
+	bool warns = READ_ONCE(bts_capture_reasons) & BIT(BTS_REASON_WARN);
 	unsigned long flags;
+	int cpu;
 
-	/* A WARN has no oops_begin() to follow. */
-	this_cpu_write(bts_early_fault_counted, false);
-	if (!src || READ_ONCE(bts_capture_cpu) != cpu)
+	if (!src)
 		return;
 	local_irq_save(flags);
-	if (atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_PENDING,
-			   BTS_CAPTURE_BUSY) != BTS_CAPTURE_PENDING)
-		goto out;
-	cap = this_cpu_ptr(&bts_captures);
-	if (READ_ONCE(bts_capture_reasons) & BIT(BTS_REASON_WARN)) {
-		cap->snap.reason = BTS_REASON_WARN;
-		WRITE_ONCE(bts_capture_reason, BTS_REASON_WARN);
-		bts_capture_finish();
-	} else {
-		cap->valid = false;
-		WRITE_ONCE(bts_capture_cpu, -1);
-		atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
+	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_PENDING &&
+	    bts_pending_is_mine() && bts_take_pending()) {
+		cpu = READ_ONCE(bts_capture_cpu);
+		if (warns && cpu >= 0) {
+			per_cpu_ptr(&bts_captures, cpu)->snap.reason =
+				BTS_REASON_WARN;
+			WRITE_ONCE(bts_capture_reason, BTS_REASON_WARN);
+			bts_capture_finish(src, false);
+		} else {
+			bts_capture_drop();
+		}
+	} else if (warns && atomic_read(&bts_capture_state) != BTS_CAPTURE_EMPTY) {
+		atomic64_inc(&bts_lost_faults);
 	}
-	WRITE_ONCE(bts_capture_frozen, false);
-	bts_thaw_this_cpu(src);
-out:
 	local_irq_restore(flags);
 }
 
@@ -769,8 +1057,11 @@ static struct notifier_block bts_die_nb = {
 /**
  * bts_capture_enable - capture branch history at faults
  * @reasons:	BIT(BTS_REASON_*) of the faults to capture
- * @emit:	called on the faulting CPU, IRQs off, once a capture is
- *		complete; NMI-safe rules apply
+ * @emit:	called with a CPU whose capture is complete, on the CPU
+ *		that is to write it: each CPU that answered the capture NMI
+ *		for its own history (in NMI), the faulting CPU for its own
+ *		(and for the trapping CPU's, if the task moved); IRQs off,
+ *		NMI-safe rules apply
  *
  * Allocates one capture buffer of the armed source's capacity per
  * possible CPU (bounded: 64 KiB per CPU for 2730 records). Process
@@ -778,7 +1069,7 @@ static struct notifier_block bts_die_nb = {
  *
  * Return: 0, -ENODEV when nothing is armed, -ENOMEM.
  */
-int bts_capture_enable(unsigned int reasons, void (*emit)(void))
+int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu))
 {
 	struct bts_source *src = bts_armed_source();
 	unsigned int capacity;
@@ -880,13 +1171,27 @@ u64 bts_capture_lost(void)
 }
 
 /**
+ * bts_capture_dropped - pending captures whose trap never completed
+ *
+ * A BUG or #GP trap captured early whose oops never came (a debugger
+ * took the trap and returned): dropped when the same context trapped
+ * again.
+ */
+u64 bts_capture_dropped(void)
+{
+	return atomic64_read(&bts_dropped_faults);
+}
+
+/**
  * bts_capture_status - what was captured
  * @cpu:	set to the faulting CPU, or -1
  * @reason:	set to its reason
+ * @pending:	set to true while the capture waits for its trap to end
+ *		(a BUG or #GP whose oops or WARN has not come yet)
  *
  * Return: true when a capture is kept.
  */
-bool bts_capture_status(int *cpu, enum bts_reason *reason)
+bool bts_capture_status(int *cpu, enum bts_reason *reason, bool *pending)
 {
 	int state = atomic_read(&bts_capture_state);
 
@@ -895,37 +1200,49 @@ bool bts_capture_status(int *cpu, enum bts_reason *reason)
 	    *cpu < 0)
 		return false;
 	*reason = READ_ONCE(bts_capture_reason);
+	*pending = state == BTS_CAPTURE_PENDING;
 	return true;
 }
 
-static void bts_thaw_capture_cpu(void *info)
+static void bts_release_held_ipi(void *info)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
 
-	if (src && smp_processor_id() == *(int *)info &&
-	    READ_ONCE(bts_capture_frozen)) {
-		WRITE_ONCE(bts_capture_frozen, false);
-		bts_thaw_this_cpu(src);
+	if (this_cpu_read(bts_capture_held)) {
+		this_cpu_write(bts_capture_held, false);
+		if (src)
+			bts_thaw_this_cpu(src);
 	}
 }
 
 /**
  * bts_capture_clear - forget the capture; the next fault is taken
  *
- * The faulting CPU records again. Process context.
+ * Takes the capture over first (as a faulting CPU would), so that a
+ * fault on another CPU meanwhile either completes before or is counted.
+ * The CPU that held the fault records again. Process context.
+ *
+ * Return: 0, or -EBUSY while a capture is being taken (nothing changed).
  */
-void bts_capture_clear(void)
+int bts_capture_clear(void)
 {
-	int cpu, owner = READ_ONCE(bts_capture_cpu);
-	int state = atomic_read(&bts_capture_state);
+	int cpu, state = atomic_read(&bts_capture_state);
 
-	if (state != BTS_CAPTURE_HELD && state != BTS_CAPTURE_PENDING)
-		return;
-	if (owner >= 0 && cpu_online(owner))
-		smp_call_function_single(owner, bts_thaw_capture_cpu, &owner, 1);
+	if (state == BTS_CAPTURE_EMPTY)
+		return 0;
+	if (state == BTS_CAPTURE_BUSY ||
+	    atomic_cmpxchg(&bts_capture_state, state,
+			   BTS_CAPTURE_BUSY) != state)
+		return -EBUSY;
+	cpus_read_lock();
+	on_each_cpu(bts_release_held_ipi, NULL, 1);
+	cpus_read_unlock();
 	for_each_possible_cpu(cpu)
 		per_cpu(bts_captures, cpu).valid = false;
 	WRITE_ONCE(bts_capture_cpu, -1);
+	WRITE_ONCE(bts_pending_task, NULL);
 	atomic64_set(&bts_lost_faults, 0);
+	atomic64_set(&bts_dropped_faults, 0);
 	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
+	return 0;
 }

@@ -13,6 +13,7 @@ void bts_unregister_source(struct bts_source *src);
 typedef void (*bts_source_visit_fn)(struct bts_source *src, void *data);
 
 void bts_visit_sources(bts_source_visit_fn fn, void *data);
+void bts_pause(bool pause);
 void bts_freeze_this_cpu(struct bts_source *src);
 void bts_thaw_this_cpu(struct bts_source *src);
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
@@ -33,14 +34,15 @@ struct bts_capture {
 
 u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
 u64 bts_exception_entry(unsigned int vector);
-int bts_capture_enable(unsigned int reasons, void (*emit)(void));
+int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu));
 void bts_capture_set_reasons(unsigned int reasons);
 void bts_capture_disable(void);
 bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 		     struct bts_snapshot *snap);
-bool bts_capture_status(int *cpu, enum bts_reason *reason);
+bool bts_capture_status(int *cpu, enum bts_reason *reason, bool *pending);
 u64 bts_capture_lost(void);
-void bts_capture_clear(void);
+u64 bts_capture_dropped(void);
+int bts_capture_clear(void);
 
 void bts_test_gpf(void);	/* bts_test_fault.c, test kernels only */
 

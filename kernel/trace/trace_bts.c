@@ -84,7 +84,6 @@ static DEFINE_MUTEX(bts_lock);
 static bool bts_busy;			/* the single owner: see hwlat_busy */
 static struct trace_array *bts_trace;	/* the instance that owns bts */
 static enum bts_select bts_selected = BTS_SELECT_AUTO;
-static bool bts_paused;			/* tracing_on is 0: CPUs frozen */
 static u64 bts_nr_records = BTS_NR_RECORDS_DEFAULT;
 /*
  * Where dumps and the records files take their snapshots, allocated while
@@ -139,27 +138,35 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 	return i;
 }
 
-/* Called by the core on the faulting CPU, IRQs off, before oops_enter(). */
-static void notrace bts_emit_capture(void)
+/*
+ * Called by the core with IRQs off (in NMI for the CPUs reached by the
+ * capture NMI), before oops_enter() turns tracing off: write @cpu's
+ * captured history into the ring buffer of the CPU this runs on, which is
+ * @cpu itself except for a trapping CPU the faulting task left. Each CPU's
+ * own buffer: one CPU's history never overwrites another's. When that
+ * buffer is smaller than the history, the ring buffer keeps the newest
+ * entries, the ones nearest the fault; the capture files keep all. What
+ * the ring buffer refuses (tracing is off, as traceoff_on_warning turns
+ * it off inside a WARN) is counted and shown in bts/capture.
+ */
+/* Entries of the kept capture the ring buffer did not take. */
+static atomic64_t bts_capture_unwritten;
+
+static void notrace bts_emit_capture(unsigned int cpu)
 {
 	struct trace_array *tr = READ_ONCE(bts_trace);
 	const struct bts_record *recs;
 	struct bts_snapshot snap;
-	int cpu;
+	unsigned int skip;
 
-	if (!tr)
+	if (!tr || !bts_capture_get(cpu, &recs, &snap))
 		return;
-	/* The newest nr_records of each CPU; the capture files hold all. */
-	for_each_possible_cpu(cpu) {
-		unsigned int skip;
-
-		if (!bts_capture_get(cpu, &recs, &snap))
-			continue;
-		skip = snap.count > bts_nr_records ?
-		       snap.count - bts_nr_records : 0;
-		snap.count -= skip;
-		bts_emit(tr, recs + skip, &snap);
-	}
+	/* The newest nr_records; the capture files hold all. */
+	skip = snap.count > bts_nr_records ? snap.count - bts_nr_records : 0;
+	snap.count -= skip;
+	/* Tracing off (traceoff_on_warning, tracing_on 0) or full: say so. */
+	atomic64_add(snap.count - bts_emit(tr, recs + skip, &snap),
+		     &bts_capture_unwritten);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,31 +196,6 @@ static unsigned int bts_capture_reasons(u32 opts)
 	return reasons;
 }
 
-static void bts_freeze_ipi(void *info)
-{
-	struct bts_source *src = bts_armed_source();
-
-	if (src)
-		bts_freeze_this_cpu(src);
-}
-
-static void bts_thaw_ipi(void *info)
-{
-	struct bts_source *src = bts_armed_source();
-
-	if (src)
-		bts_thaw_this_cpu(src);
-}
-
-/* Pause or resume recording on every CPU (tracing_on). bts_lock held. */
-static void bts_set_paused(bool pause)
-{
-	if (pause == bts_paused)
-		return;
-	bts_paused = pause;
-	on_each_cpu(pause ? bts_freeze_ipi : bts_thaw_ipi, NULL, 1);
-}
-
 /*
  * Arm the selected source for @tr with the current options.
  * bts_lock held. On failure nothing is armed and the reason is logged.
@@ -229,7 +211,6 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
 		return -ENODEV;
 	}
-	bts_paused = false;
 	ret = bts_arm(src, arm_flags);
 	if (ret)
 		return ret;
@@ -240,8 +221,9 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 	}
 	pr_info("recording with source %s (%u records per CPU)\n",
 		src->name, src->capacity());
+	/* tracing_on is 0: record nothing until it is 1 (bts_tracer_start) */
 	if (!tracer_tracing_is_on(tr))
-		bts_set_paused(true);
+		bts_pause(true);
 	return 0;
 }
 
@@ -249,7 +231,6 @@ static void bts_stop_recording(void)
 {
 	bts_capture_disable();
 	bts_disarm();
-	bts_paused = false;
 }
 
 /* Re-arm with new settings; on failure go back to the old ones. */
@@ -448,13 +429,22 @@ static const char * const bts_reason_names[] = {
 static int bts_capture_show(struct seq_file *m, void *v)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
-	if (bts_capture_status(&cpu, &reason))
-		seq_printf(m, "%s on cpu %d, later faults not kept: %llu\n",
-			   bts_reason_names[reason], cpu, bts_capture_lost());
+	if (bts_capture_status(&cpu, &reason, &pending))
+		seq_printf(m, "%s on cpu %d%s, later faults not kept: %llu\n",
+			   bts_reason_names[reason], cpu,
+			   pending ? " (pending: its trap has not ended)" : "",
+			   bts_capture_lost());
 	else
 		seq_puts(m, "none\n");
+	if (bts_capture_dropped())
+		seq_printf(m, "dropped: %llu (traps that never ended in an oops or WARN)\n",
+			   bts_capture_dropped());
+	if (atomic64_read(&bts_capture_unwritten))
+		seq_printf(m, "not written to the ring buffer (tracing off, or full): %lld entries\n",
+			   atomic64_read(&bts_capture_unwritten));
 	return 0;
 }
 
@@ -467,9 +457,11 @@ static ssize_t bts_capture_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	mutex_lock(&bts_lock);
-	bts_capture_clear();
+	ret = bts_capture_clear();
+	if (!ret)
+		atomic64_set(&bts_capture_unwritten, 0);
 	mutex_unlock(&bts_lock);
-	return cnt;
+	return ret ? ret : cnt;
 }
 
 static const struct file_operations bts_capture_fops = {
@@ -849,7 +841,7 @@ static void bts_tracer_start(struct trace_array *tr)
 {
 	mutex_lock(&bts_lock);
 	if (bts_busy)
-		bts_set_paused(false);
+		bts_pause(false);
 	mutex_unlock(&bts_lock);
 }
 
@@ -857,7 +849,7 @@ static void bts_tracer_stop(struct trace_array *tr)
 {
 	mutex_lock(&bts_lock);
 	if (bts_busy)
-		bts_set_paused(true);
+		bts_pause(true);
 	mutex_unlock(&bts_lock);
 }
 

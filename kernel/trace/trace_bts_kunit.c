@@ -522,12 +522,27 @@ static void fault_record_absent_is_u32_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, 0), U32_MAX);
 }
 
-static unsigned int emitted;
-static void count_emit(void) { emitted++; }
+/*
+ * emitted: captures completed on the finishing CPU (the history it emits
+ * as its own); nmi_emitted: histories other CPUs emitted, each from
+ * itself in the capture NMI.
+ */
+static unsigned int emitted, nmi_emitted;
+
+static void count_emit(unsigned int cpu)
+{
+	if (cpu != raw_smp_processor_id())
+		return;
+	if (in_nmi())
+		nmi_emitted++;
+	else
+		emitted++;
+}
 
 static void capture_start(struct kunit *test, unsigned int reasons)
 {
 	emitted = 0;
+	nmi_emitted = 0;
 	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
 	KUNIT_ASSERT_EQ(test, bts_capture_enable(reasons, count_emit), 0);
 }
@@ -546,6 +561,7 @@ static void capture_oops_keeps_cpu_frozen_and_emits(struct kunit *test)
 	const struct bts_record *recs;
 	struct bts_snapshot snap;
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS));
@@ -555,14 +571,14 @@ static void capture_oops_keeps_cpu_frozen_and_emits(struct kunit *test)
 	fault_freeze(BTS_REASON_OOPS);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
-	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
 	KUNIT_EXPECT_EQ(test, snap.count, 5);
 	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
 	KUNIT_EXPECT_EQ(test, recs[4].from, 0x104);
 	bts_capture_clear();
-	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 }
 
 static void capture_second_fault_is_counted_not_kept(struct kunit *test)
@@ -598,6 +614,7 @@ static void fault_freeze_ipi(void *info)
 static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	if (num_online_cpus() < 2)
@@ -608,7 +625,7 @@ static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
 	on_each_cpu(fault_freeze_ipi, NULL, 1);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), num_online_cpus() - 1);
-	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 }
 
@@ -627,6 +644,7 @@ static void capture_later_gpf_and_its_oops_count_once(struct kunit *test)
 static void capture_bug_waits_for_oops_to_emit(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
@@ -638,30 +656,33 @@ static void capture_bug_waits_for_oops_to_emit(struct kunit *test)
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
-	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
 }
 
 static void capture_warn_is_dropped_without_the_option(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
 	fake.recorded = 2;
 	preempt_disable();
 	fault_freeze(BTS_REASON_BUG);
-	KUNIT_EXPECT_TRUE(test, fake.frozen);
+	/* copied at the trap, not held frozen: the trap may be a WARN */
+	KUNIT_EXPECT_FALSE(test, fake.frozen);
 	bts_fault_warn_done();
 	preempt_enable();
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
-	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 }
 
 static void capture_warn_is_kept_with_the_option(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN));
@@ -672,7 +693,7 @@ static void capture_warn_is_kept_with_the_option(struct kunit *test)
 	preempt_enable();
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
-	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
 }
 
@@ -701,6 +722,7 @@ static void capture_warn_kept_when_the_task_moves_cpus(struct kunit *test)
 	const struct bts_record *recs;
 	struct bts_snapshot snap;
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_BUG) | BIT(BTS_REASON_WARN));
@@ -711,7 +733,7 @@ static void capture_warn_kept_when_the_task_moves_cpus(struct kunit *test)
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
-	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
 	/* the history is the trapping CPU's, labelled WARN */
 	KUNIT_EXPECT_EQ(test, cpu, cpumask_first(cpu_online_mask));
@@ -723,6 +745,7 @@ static void capture_warn_kept_when_the_task_moves_cpus(struct kunit *test)
 static void capture_warn_dropped_when_the_task_moves_cpus(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
@@ -733,7 +756,7 @@ static void capture_warn_dropped_when_the_task_moves_cpus(struct kunit *test)
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
-	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	/* nothing stranded: the next fault is taken */
 	fault_freeze(BTS_REASON_OOPS);
@@ -743,6 +766,7 @@ static void capture_warn_dropped_when_the_task_moves_cpus(struct kunit *test)
 static void capture_bug_emitted_when_its_oops_is_on_another_cpu(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
@@ -753,7 +777,7 @@ static void capture_bug_emitted_when_its_oops_is_on_another_cpu(struct kunit *te
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
-	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
 	KUNIT_EXPECT_EQ(test, cpu, cpumask_first(cpu_online_mask));
 }
@@ -761,6 +785,7 @@ static void capture_bug_emitted_when_its_oops_is_on_another_cpu(struct kunit *te
 static void capture_bug_then_panic_emits_the_bug(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	/* panic_on_warn: report_bug() panics before handle_bug() returns */
@@ -773,13 +798,14 @@ static void capture_bug_then_panic_emits_the_bug(struct kunit *test)
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
-	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
 }
 
 static void capture_bug_with_only_the_warn_option_is_emitted(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	/* bts_capture_warn=1, bts_capture_oops=0: a BUG() is an oops */
@@ -790,7 +816,7 @@ static void capture_bug_with_only_the_warn_option_is_emitted(struct kunit *test)
 	fault_freeze(BTS_REASON_OOPS);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
-	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
 }
 
@@ -819,6 +845,36 @@ static void capture_warn_while_held_is_lost_with_the_option(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
 }
 
+static void capture_trap_that_never_ended_is_dropped_and_counted(struct kunit *test)
+{
+	struct pt_regs trap = { .sp = 0x8000 }, nested = { .sp = 0x7000 };
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 2;
+	preempt_disable();
+	bts_fault_freeze(BTS_REASON_BUG, &trap);
+	/* a WARN while handling the first: nested, deeper on the stack */
+	bts_fault_freeze(BTS_REASON_BUG, &nested);
+	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_TRUE(test, pending);
+	/* a debugger took the first trap and returned; the code traps again */
+	bts_fault_freeze(BTS_REASON_BUG, &trap);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 1);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_TRUE(test, pending);
+	fault_freeze(BTS_REASON_OOPS);		/* and this one is an oops */
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 0);
+}
+
 static void capture_of_empty_source_is_valid_and_empty(struct kunit *test)
 {
 	const struct bts_record *recs;
@@ -839,6 +895,7 @@ static void capture_of_empty_source_is_valid_and_empty(struct kunit *test)
 static void capture_disabled_reason_is_ignored(struct kunit *test)
 {
 	enum bts_reason reason;
+	bool pending;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_PANIC));
@@ -846,7 +903,7 @@ static void capture_disabled_reason_is_ignored(struct kunit *test)
 	fault_freeze(BTS_REASON_OOPS);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
 	KUNIT_EXPECT_FALSE(test, fake.frozen);
-	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason));
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 }
 
 static void capture_reaches_other_cpus_through_nmi(struct kunit *test)
@@ -869,6 +926,9 @@ static void capture_reaches_other_cpus_through_nmi(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, bts_capture_get(other, &recs, &snap));
 	KUNIT_EXPECT_EQ(test, snap.cpu, other);
 	KUNIT_EXPECT_EQ(test, snap.count, 7);
+	/* each CPU wrote its own history, from itself, in the NMI */
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, nmi_emitted, num_online_cpus() - 1);
 }
 
 /* ---- the tracer's dump header --------------------------------------- */
@@ -958,6 +1018,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_bug_with_only_the_warn_option_is_emitted),
 	KUNIT_CASE(capture_warn_while_held_is_not_lost_without_the_option),
 	KUNIT_CASE(capture_warn_while_held_is_lost_with_the_option),
+	KUNIT_CASE(capture_trap_that_never_ended_is_dropped_and_counted),
 	{}
 };
 
