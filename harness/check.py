@@ -270,6 +270,12 @@ class Boot:
         if os.environ.get("SWITCH_ROUNDS"):
             append += f" bts.switch_rounds={int(os.environ['SWITCH_ROUNDS'])}"
             self.timeout = max(self.timeout, 60 * int(os.environ["SWITCH_ROUNDS"]))
+        elif DEBUG:
+            # The reliability figures of Documentation/trace/bts.rst: 100
+            # tracer switches, 50 CPU offline/online cycles.
+            append += " bts.switch_rounds=20"
+        if DEBUG:
+            append += " bts.hotplug_cycles=50"
         if not self.kunit:
             append += " kunit.enable=0"
         for t in self.tests:

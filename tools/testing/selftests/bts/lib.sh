@@ -74,3 +74,50 @@ unsymbolized() {
 	hw && to="($sym|0x[0-9a-f]{1,12})"
 	bts_entries "$1" | grep -vE " [0-9]+/[0-9]+ $sym -> $to( |\$)"
 }
+
+# kmemleak (the debug kernel, make check DEBUG=1): kmemleak_clear forgets
+# what leaked so far; kmemleak_check DESC fails on an unreferenced object
+# allocated by bts code since (objects younger than 5 s are not reported:
+# call it a while after the last allocation). Skips without kmemleak.
+KL=/sys/kernel/debug/kmemleak
+kmemleak_clear() { [ -w $KL ] && echo clear > $KL; }
+kmemleak_check() {
+	if [ ! -w $KL ]; then
+		skip "$1" "no kmemleak in this kernel (make check DEBUG=1 has it)"
+		return
+	fi
+	echo scan > $KL
+	cat $KL > /tmp/kmemleak.txt
+	diag "kmemleak: $(grep -c '^unreferenced object' /tmp/kmemleak.txt) unreferenced objects in all"
+	is "$1" "$(awk '/^unreferenced object/ { obj = $0 } /bts_/ && obj { print obj; obj = "" }' /tmp/kmemleak.txt | head -3)" ""
+}
+
+# cmdline_int NAME DEFAULT: the value of NAME=N on the kernel command line
+cmdline_int() {
+	local a v=$2
+	for a in $(cat /proc/cmdline); do
+		case $a in "$1"=*) v=${a#*=} ;; esac
+	done
+	echo "$v"
+}
+
+# dump_load_start: dumps and reads of every CPU's records in a loop, in
+# the background, until dump_load_stop (errors ignored: the tracer may
+# be switched meanwhile). dump_load_stop (not in a subshell: it waits
+# for the loader) sets $dumps to how many dumps succeeded.
+dump_load_start() {
+	rm -f /tmp/load.stop /tmp/load.count
+	(n=0
+	 while [ ! -e /tmp/load.stop ]; do
+		echo 1 > $B/dump 2>/dev/null && n=$((n + 1))
+		cat $B/per_cpu/cpu*/records > /dev/null 2>&1
+		echo > $T/trace
+	 done
+	 echo $n > /tmp/load.count) &
+	_load=$!
+}
+dump_load_stop() {
+	touch /tmp/load.stop
+	wait $_load
+	dumps=$(cat /tmp/load.count 2>/dev/null || echo 0)
+}
