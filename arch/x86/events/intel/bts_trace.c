@@ -297,6 +297,8 @@ MODULE_PARM_DESC(allow_meltdown,
 /**
  * intel_bts_static_reason - why this machine cannot use the source at all
  * @hw: hardware access
+ * @err: set to the errno arming would fail with: -ENODEV, or -EPERM for
+ *	the missing Meltdown opt-in
  *
  * By what the CPU reports and does, never by CPU model or by whether a
  * hypervisor is present (a hypervisor that passes BTS through, such as
@@ -306,7 +308,6 @@ MODULE_PARM_DESC(allow_meltdown,
  * (x86_pmu.bts) and DEBUGCTL's BTS bits sticking when written. A
  * Meltdown-affected CPU also needs the bts.allow_meltdown=1 opt-in.
  * DS-CPL is only needed to leave user branches out; see intel_bts_arm().
- * @err is set to -ENODEV, or -EPERM for the missing opt-in.
  *
  * Return: NULL, or a one-line reason.
  */
