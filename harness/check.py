@@ -285,7 +285,9 @@ class Boot:
                 shutil.copy(os.environ.get("INITRAMFS", os.path.join(BUILD, "initramfs.cpio.gz")),
                             os.path.join(self.dir, "initramfs.cpio.gz"))
         t0 = time.time()
-        env = dict(os.environ, BTS_HW="1" if self.hw else "0")
+        # KVARIANT too: run-vm.sh boots build/obj-$KVARIANT, and check.py
+        # may be run directly, without the Makefile's exports.
+        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT)
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
                             "--share", self.dir,
                             "--log", os.path.join(self.dir, "console.log"),

@@ -41,6 +41,8 @@ for c in $(seq 0 $((ncpu - 1))); do
 done
 echo > $T/trace
 echo 1 > $B/dump
+diag "dump: exit $?, buffer_size_kb $(cat $T/buffer_size_kb), entries per CPU:" \
+	"$(bts_entries $T/trace | sed -E 's/.* cpu=([0-9]+) .*/\1/' | sort | uniq -c | tr '\n' ' ')"
 is "a dump writes every CPU's history" \
 	"$(bts_entries $T/trace | sed -E 's/.* cpu=([0-9]+) .*/\1/' | sort -u | tr '\n' ' ')" \
 	"$(seq 0 $((ncpu - 1)) | tr '\n' ' ')"
