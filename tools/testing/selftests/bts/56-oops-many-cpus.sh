@@ -34,10 +34,12 @@ is "the faulting CPU's whole history ($M entries) is in the ring buffer" \
 is "... oldest first, positions 0 to $((M - 1))" \
 	"$(head -1 /tmp/cpu0.txt | grep -o " 0/$M " | tr -d ' ')-$(tail -1 /tmp/cpu0.txt | grep -o " $((M - 1))/$M " | tr -d ' ')" \
 	"0/$M-$((M - 1))/$M"
-if [ "$(u32 /tmp/k.bin 36)" = 4294967295 ]; then
-	# the debug kernel's path from the fault to the freeze can be longer
-	# than the buffer: nothing to mark (the capture says so too)
-	skip "... with the fault record marked" "the capture holds no fault record: more than $(u32 /tmp/k.bin 20) branches from the fault to the freeze"
+if [ "$(u32 /tmp/k.bin 36)" = 4294967295 ] && hw &&
+		dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+	# measured on the debug kernel on the BTS machine: the #GP path from
+	# the fault to the freeze is longer than the buffer (the capture
+	# marks no fault record either)
+	skip "... with the fault record marked" "KASAN kernel on BTS: more than $(u32 /tmp/k.bin 20) branches from the fault to the freeze"
 else
 	check "... with the fault record marked" grep -q '\[fault\]' /tmp/cpu0.txt
 fi
