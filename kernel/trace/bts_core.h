@@ -44,7 +44,11 @@ u64 bts_capture_lost(void);
 u64 bts_capture_dropped(void);
 int bts_capture_clear(void);
 
-void bts_test_gpf(void);	/* bts_test_fault.c, test kernels only */
+/* bts_test_fault.c, test kernels only */
+void bts_test_gpf(void);
+void bts_test_target(void);
+void bts_test_outer(void);
+void bts_test_call(unsigned int n);
 
 /* The vmlinux's ELF notes (NOTES in vmlinux.lds.h): its GNU build ID. */
 extern const void __start_notes;

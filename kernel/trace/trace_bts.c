@@ -35,6 +35,7 @@
 #include <linux/mm.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/tracefs.h>
@@ -46,6 +47,7 @@
 
 #include "trace.h"
 #include "trace_output.h"
+#include "trace_bts.h"
 #include "bts_core.h"
 
 /* Bounds of nr_records: the largest hardware buffer is 64 KiB (2730). */
@@ -609,18 +611,28 @@ static const struct file_operations bts_percpu_fops = {
 };
 
 #ifdef CONFIG_BTS_TRACER_TESTING
-/* bts/test_fault (test kernels only): see bts_test_fault.c */
+/*
+ * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
+ * "call N" (N up to 1000) enters bts_test_target() N times.
+ */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
 				    loff_t *ppos)
 {
-	char buf[8];
+	unsigned int n;
+	char buf[16];
 
 	if (cnt >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, cnt))
 		return -EFAULT;
 	buf[cnt] = '\0';
+	if (sscanf(strim(buf), "call %u", &n) == 1) {
+		if (n > 1000)
+			return -EINVAL;
+		bts_test_call(n);
+		return cnt;
+	}
 	if (strcmp(strim(buf), "gpf"))
 		return -EINVAL;
 	pr_info("test_fault: reading a non-canonical address\n");
@@ -699,6 +711,246 @@ static const struct file_operations bts_bench_fops = {
 	.release	= single_release,
 };
 #endif
+
+/* ------------------------------------------------------------------ */
+/* Triggers: the bts_dump event trigger and function command           */
+
+/*
+ * A bts_dump trigger copies the current CPU's history into per-CPU room
+ * of its own (the trigger may fire while a dump or another trigger on
+ * this CPU is using bts_scratch), allocated while any trigger exists:
+ * BTS_NR_RECORDS_MAX records per possible CPU, 64 KiB each. Under
+ * bts_trigger_mutex, which is held across the wait in bts_trigger_put().
+ */
+static DEFINE_MUTEX(bts_trigger_mutex);
+static unsigned int bts_trigger_refs;
+static DEFINE_PER_CPU(struct bts_record *, bts_trigger_room);
+static DEFINE_PER_CPU(struct bts_record *, bts_trigger_retired);
+/* A trigger firing inside another on the same CPU (an NMI) is skipped. */
+static DEFINE_PER_CPU(unsigned int, bts_trigger_busy);
+
+static void bts_trigger_free_room(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(bts_trigger_room, cpu));
+		per_cpu(bts_trigger_room, cpu) = NULL;
+	}
+}
+
+/**
+ * bts_trigger_get - a bts_dump trigger is being set: hold the room it needs
+ *
+ * Process context.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int bts_trigger_get(void)
+{
+	int cpu, ret = 0;
+
+	mutex_lock(&bts_trigger_mutex);
+	if (bts_trigger_refs++)
+		goto out;
+	for_each_possible_cpu(cpu) {
+		struct bts_record *room = kvcalloc(BTS_NR_RECORDS_MAX,
+						   sizeof(*room), GFP_KERNEL);
+
+		if (!room) {
+			bts_trigger_free_room();
+			bts_trigger_refs = 0;
+			ret = -ENOMEM;
+			goto out;
+		}
+		per_cpu(bts_trigger_room, cpu) = room;
+	}
+out:
+	mutex_unlock(&bts_trigger_mutex);
+	return ret;
+}
+
+/**
+ * bts_trigger_put - a bts_dump trigger is gone
+ *
+ * The last one frees the room once no trigger can be running: event
+ * triggers and function probes run with preemption off, possibly where
+ * RCU is not watching, so every CPU is made to schedule first.
+ */
+void bts_trigger_put(void)
+{
+	struct bts_record *room;
+	int cpu;
+
+	mutex_lock(&bts_trigger_mutex);
+	if (WARN_ON_ONCE(!bts_trigger_refs) || --bts_trigger_refs)
+		goto out;
+	/* Unpublish, wait, free: a trigger reads its room once. */
+	for_each_possible_cpu(cpu) {
+		room = per_cpu(bts_trigger_room, cpu);
+		WRITE_ONCE(per_cpu(bts_trigger_room, cpu), NULL);
+		per_cpu(bts_trigger_retired, cpu) = room;
+	}
+	synchronize_rcu_tasks_rude();
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu(bts_trigger_retired, cpu));
+		per_cpu(bts_trigger_retired, cpu) = NULL;
+	}
+out:
+	mutex_unlock(&bts_trigger_mutex);
+}
+
+/**
+ * bts_trigger_dump - write this CPU's newest branches into @tr's buffer
+ * @tr: the trace array of the event or function the trigger is on
+ *
+ * bts/nr_records of them, oldest first, as a dump writes them. Any
+ * context (IRQs off, a runqueue lock held, NMI): no locks, no
+ * allocation, no IPI. Writes nothing while no source is armed, or when
+ * it interrupts another trigger's dump on this CPU.
+ */
+void notrace bts_trigger_dump(struct trace_array *tr)
+{
+	struct bts_snapshot snap;
+	struct bts_record *room;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (this_cpu_inc_return(bts_trigger_busy) != 1)
+		goto out;
+	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
+	if (room && bts_snapshot_this_cpu(room, READ_ONCE(bts_nr_records),
+					  &snap))
+		bts_emit(tr, room, &snap);
+out:
+	this_cpu_dec(bts_trigger_busy);
+	local_irq_restore(flags);
+}
+
+#ifdef CONFIG_DYNAMIC_FTRACE
+/*
+ * The function command: echo 'FUNC:bts_dump[:N]' > set_ftrace_filter,
+ * like stacktrace: a dump on each entry into FUNC, N times or always.
+ * The count lives in a func mapper, one per probe; -1 is no count.
+ */
+static void notrace bts_dump_probe(unsigned long ip, unsigned long parent_ip,
+				   struct trace_array *tr,
+				   struct ftrace_probe_ops *ops, void *data)
+{
+	struct ftrace_func_mapper *mapper = data;
+	long *count = NULL, old;
+
+	if (mapper)
+		count = (long *)ftrace_func_mapper_find_ip(mapper, ip);
+	if (count) {
+		do {
+			old = READ_ONCE(*count);
+			if (!old)
+				return;
+			if (old < 0)
+				break;
+		} while (cmpxchg(count, old, old - 1) != old);
+	}
+	bts_trigger_dump(tr);
+}
+
+static int bts_dump_probe_print(struct seq_file *m, unsigned long ip,
+				struct ftrace_probe_ops *ops, void *data)
+{
+	struct ftrace_func_mapper *mapper = data;
+	long *count = NULL;
+
+	seq_printf(m, "%ps:bts_dump", (void *)ip);
+	if (mapper)
+		count = (long *)ftrace_func_mapper_find_ip(mapper, ip);
+	if (count && *count >= 0)
+		seq_printf(m, ":count=%ld\n", *count);
+	else
+		seq_puts(m, ":unlimited\n");
+	return 0;
+}
+
+static int bts_dump_probe_init(struct ftrace_probe_ops *ops,
+			       struct trace_array *tr, unsigned long ip,
+			       void *init_data, void **data)
+{
+	struct ftrace_func_mapper *mapper = *data;
+	int ret;
+
+	if (!mapper) {
+		mapper = allocate_ftrace_func_mapper();
+		if (!mapper)
+			return -ENOMEM;
+		*data = mapper;
+	}
+	ret = bts_trigger_get();
+	if (ret)
+		return ret;
+	ret = ftrace_func_mapper_add_ip(mapper, ip, init_data);
+	if (ret)
+		bts_trigger_put();
+	return ret;
+}
+
+static void bts_dump_probe_free(struct ftrace_probe_ops *ops,
+				struct trace_array *tr, unsigned long ip,
+				void *data)
+{
+	struct ftrace_func_mapper *mapper = data;
+
+	if (!ip) {
+		free_ftrace_func_mapper(mapper, NULL);
+		return;
+	}
+	if (ftrace_func_mapper_remove_ip(mapper, ip))
+		bts_trigger_put();
+}
+
+static struct ftrace_probe_ops bts_dump_probe_ops = {
+	.func	= bts_dump_probe,
+	.print	= bts_dump_probe_print,
+	.init	= bts_dump_probe_init,
+	.free	= bts_dump_probe_free,
+};
+
+static int bts_dump_ftrace_cmd(struct trace_array *tr, struct ftrace_hash *hash,
+			       char *glob, char *cmd, char *param, int enable)
+{
+	unsigned long count = -1UL;
+	int ret;
+
+	if (!tr)
+		return -ENODEV;
+	/* probes only work with set_ftrace_filter */
+	if (!enable)
+		return -EINVAL;
+	if (glob[0] == '!')
+		return unregister_ftrace_function_probe_func(glob + 1, tr,
+							     &bts_dump_probe_ops);
+	if (param && *param) {
+		ret = kstrtoul(param, 0, &count);
+		if (ret)
+			return ret;
+		if ((long)count < 0)
+			return -EINVAL;
+	}
+	ret = register_ftrace_function_probe(glob, tr, &bts_dump_probe_ops,
+					     (void *)count);
+	return ret < 0 ? ret : 0;
+}
+
+static struct ftrace_func_command bts_dump_ftrace_command = {
+	.name	= "bts_dump",
+	.func	= bts_dump_ftrace_cmd,
+};
+
+static __init int bts_register_ftrace_command(void)
+{
+	return register_ftrace_command(&bts_dump_ftrace_command);
+}
+#else
+static __init int bts_register_ftrace_command(void) { return 0; }
+#endif /* CONFIG_DYNAMIC_FTRACE */
 
 static struct trace_min_max_param bts_nr_records_param = {
 	.lock	= &bts_lock,
@@ -891,6 +1143,8 @@ static __init int bts_tracer_register(void)
 	ret = register_tracer(&bts_tracer);
 	if (ret)
 		return ret;
+	if (bts_register_ftrace_command())
+		pr_warn("cannot register the bts_dump function command\n");
 	return bts_init_tracefs();
 }
 late_initcall(bts_tracer_register);

@@ -1,0 +1,124 @@
+#!/bin/sh
+# The bts_dump event trigger and function command: a trigger on a
+# function or an event the test runs a known number of times gives
+# exactly that many dumps, each on entry to the function or right after
+# the event; the :N count form, removal and instances work; nothing is
+# written while bts is not armed; a trigger on sched_switch under load
+# leaves the kernel log clean and the buffer readable.
+. ./lib.sh
+N=50
+log_mark
+echo bts > $T/current_tracer
+echo $N > $B/nr_records
+echo > $T/trace
+
+# dumps FILE: how many dumps (records at position 0)
+dumps() { bts_entries "$1" | grep -c " 0/$N "; }
+# last_into FILE: per dump, its newest record that enters bts_test_*
+last_into() {
+	awk -v N=$N '/ cpu=[0-9]+ [0-9]+\/[0-9]+ / {
+		if (index($0, " 0/" N " ")) { if (n++) print last; last = "none" }
+		if ($0 ~ /-> bts_test_/) last = $0
+	} END { if (n) print last }' "$1"
+}
+if hw; then into='-> bts_test_target\+'; else into='-> bts_test_(outer|target)\+'; fi
+
+# --- the function command ------------------------------------------------
+echo 'bts_test_target:bts_dump' > $T/set_ftrace_filter
+check "set_ftrace_filter lists it" grep -q '^bts_test_target:bts_dump:unlimited' $T/set_ftrace_filter
+echo "call 5" > $B/test_fault
+cat $T/trace > /tmp/f.txt
+is "5 calls into the traced function: 5 dumps" "$(dumps /tmp/f.txt)" 5
+is "... of $N records each" "$(bts_entries /tmp/f.txt | wc -l)" $((5 * N))
+is "each dump ends in the call into the traced function" \
+	"$(last_into /tmp/f.txt | grep -cE -e "$into")" 5
+echo '!bts_test_target:bts_dump' >> $T/set_ftrace_filter
+echo 'bts_test_target:bts_dump:3' > $T/set_ftrace_filter
+echo > $T/trace
+echo "call 5" > $B/test_fault
+is "with :3, 5 calls give 3 dumps" "$(dumps $T/trace)" 3
+check "... and the listing says count=0" grep -q '^bts_test_target:bts_dump:count=0' $T/set_ftrace_filter
+echo '!bts_test_target:bts_dump' >> $T/set_ftrace_filter
+echo > $T/trace
+echo "call 5" > $B/test_fault
+is "removed: no dump" "$(dumps $T/trace)" 0
+is "removed: not listed" "$(grep -c bts_dump $T/set_ftrace_filter)" 0
+echo > $T/set_ftrace_filter
+write_fails "a count that is not a number is refused" $T/set_ftrace_filter \
+	'bts_test_target:bts_dump:x' "Invalid argument"
+is "... and nothing was set" "$(grep -c bts_dump $T/set_ftrace_filter)" 0
+
+# --- the event trigger ----------------------------------------------------
+E=$T/events/sched/sched_process_fork
+# forker TAG COUNT: a shell that forks COUNT times once /tmp/go.TAG exists
+forker() {
+	rm -f /tmp/go.$1
+	(while [ ! -e /tmp/go.$1 ]; do :; done; i=0
+	 while [ $i -lt $2 ]; do (:); i=$((i + 1)); done) &
+	pid=$!
+}
+forker a 4
+echo "bts_dump if parent_pid == $pid" > $E/trigger
+echo "parent_pid == $pid" > $E/filter
+echo 1 > $E/enable
+echo > $T/trace
+touch /tmp/go.a
+wait $pid
+cat $T/trace > /tmp/e.txt
+check "the trigger file lists it" grep -q "^bts_dump:unlimited if parent_pid == $pid" $E/trigger
+is "4 forks: 4 fork events" "$(grep -c 'sched_process_fork:' /tmp/e.txt)" 4
+is "... and 4 dumps" "$(dumps /tmp/e.txt)" 4
+is "each dump comes right after its event" \
+	"$(grep -E "sched_process_fork:| 0/$N " /tmp/e.txt | awk '/ 0\// && prev !~ /sched_process_fork:/ { bad++ } { prev = $0 } END { print bad + 0 }')" 0
+echo "!bts_dump if parent_pid == $pid" > $E/trigger
+forker b 4
+echo "bts_dump:2 if parent_pid == $pid" > $E/trigger
+echo "parent_pid == $pid" > $E/filter
+echo > $T/trace
+touch /tmp/go.b
+wait $pid
+is "with :2, 4 forks give 2 dumps" "$(dumps $T/trace)" 2
+echo "!bts_dump:2 if parent_pid == $pid" > $E/trigger
+is "removed: the trigger file is empty of it" "$(grep -c "^bts_dump" $E/trigger)" 0
+echo 0 > $E/enable
+echo 0 > $E/filter
+write_fails "a trigger with a bad count is refused" $E/trigger 'bts_dump:x' "Invalid argument"
+is "... and nothing was set" "$(grep -c "^bts_dump" $E/trigger)" 0
+
+# --- in an instance: the dumps go into the instance's buffer ----------------
+I=$T/instances/trig
+mkdir $I
+forker c 3
+echo "bts_dump if parent_pid == $pid" > $I/events/sched/sched_process_fork/trigger
+echo > $T/trace
+touch /tmp/go.c
+wait $pid
+is "in an instance: 3 forks, 3 dumps in the instance's buffer" "$(dumps $I/trace)" 3
+is "... and none in the top level's" "$(dumps $T/trace)" 0
+echo "!bts_dump if parent_pid == $pid" > $I/events/sched/sched_process_fork/trigger
+rmdir $I
+
+# --- not armed: nothing written ------------------------------------------------
+echo 'bts_test_target:bts_dump' > $T/set_ftrace_filter
+echo nop > $T/current_tracer
+echo > $T/trace
+echo "call 3" > $B/test_fault
+is "with bts not armed the trigger writes nothing" "$(bts_entries $T/trace | wc -l)" 0
+echo '!bts_test_target:bts_dump' >> $T/set_ftrace_filter
+echo > $T/set_ftrace_filter
+echo bts > $T/current_tracer
+
+# --- under load: sched_switch, busy CPUs, 20 s ---------------------------------
+echo 'bts_dump' > $T/events/sched/sched_switch/trigger
+for c in $(seq 0 $(($(nproc) - 1))); do
+	taskset -c $c sh -c 'end=$(($(date +%s) + 20)); while [ $(date +%s) -lt $end ]; do (:); done' &
+done
+wait
+echo '!bts_dump' > $T/events/sched/sched_switch/trigger
+n=$(bts_entries $T/trace | wc -l)
+diag "$n records from sched_switch dumps in the buffer"
+[ "$n" -gt 0 ] && ok "under load: the buffer is readable and holds dumps" ||
+	not_ok "under load: the buffer is readable and holds dumps"
+check "no warning in the kernel log" sh -c "! (dmesg | tail -n +$((_log_lines + 1)) | grep -E 'WARNING|BUG:|lockup|stall')"
+echo nop > $T/current_tracer
+done_testing
