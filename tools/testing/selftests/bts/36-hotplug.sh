@@ -31,10 +31,12 @@ diag "$dumps dumps succeeded during $N cycles"
 is "$N offline/online cycles while armed and dumping, without an error" $fails 0
 [ "$dumps" -gt 0 ] && ok "the dumps ran meanwhile" || not_ok "the dumps ran meanwhile"
 is "every CPU is online again" "$(cat /sys/devices/system/cpu/online)" "0-$((ncpu - 1))"
-# Every CPU records again. (Comparing a CPU's records before and after a
-# workload pinned there came out unchanged now and then, on the old code
-# too and with no hotplug at all, so that probe is not used here until it
-# is understood; the dump below shows every CPU's history.)
+# Every CPU records again: the dump below holds every CPU's history.
+# (Comparing a CPU's records file before and after a workload pinned
+# there is no test of it: each read freezes the CPU in an IPI, and when
+# the CPU went idle after the workload, the newest records at both reads
+# can be the same idle and IPI path, byte for byte; seen on the old code
+# too. 10-tracer's checks dump from inside the workload instead.)
 echo > $T/trace
 echo 1 > $B/dump
 diag "dump: exit $?, buffer_size_kb $(cat $T/buffer_size_kb), entries per CPU:" \
