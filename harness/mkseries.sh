@@ -44,20 +44,23 @@ takes per-CPU snapshots and captures history at faults; the software
 source records kernel call edges for CPUs without BTS." \
 	include/linux/bts.h include/uapi/linux/bts.h kernel/trace/bts_core.h \
 	kernel/trace/bts_core.c kernel/trace/bts_sw.h kernel/trace/trace_bts_sw.c
-for p in $(grep -v '^\s*#' patches/series | grep -v -e 0002 -e 0004 -e 0005 -e 0006); do
+for p in $(grep -v '^\s*#' patches/series | grep -v -e 0002 -e 0004 -e 0005 -e 0006 -e 0008); do
 	existing "$p"
 done
 newfiles "tracing: Add the bts tracer" \
 "echo bts > current_tracer arms a branch source on every CPU; bts/dump and
 bts/per_cpu/cpuN/records give each CPU's newest branches; faults are
 captured and written into the ring buffer before tracing is turned off." \
-	kernel/trace/trace_bts.c kernel/trace/trace_bts_kunit.c kernel/trace/bts_test_fault.c
+	kernel/trace/trace_bts.h kernel/trace/trace_bts.c kernel/trace/trace_bts_kunit.c \
+	kernel/trace/bts_test_fault.c
 newfiles "perf/x86/intel: Add the bts tracer's Intel BTS source" \
 "Branch Trace Store in circular mode with CPL filtering off, sharing the
 DS area with perf through its own exclusivity slot." \
 	$(git ls-files arch | grep bts_trace)
 existing "$(grep 0002 patches/series)"
 existing "$(grep 0004 patches/series)"
+# the bts_dump trigger needs the tracer's trace_bts.h
+existing "$(grep 0008 patches/series)"
 newfiles "Documentation: trace: Document the bts tracer" \
 "How to use it, its files, formats, limits and security." \
 	$(git ls-files Documentation)
