@@ -1234,6 +1234,13 @@ int bts_capture_clear(void)
 	    atomic_cmpxchg(&bts_capture_state, state,
 			   BTS_CAPTURE_BUSY) != state)
 		return -EBUSY;
+	/*
+	 * The counts end with the capture they were counted against: a
+	 * fault from here on (one during the thaws below included) is
+	 * neither captured nor forgotten, but counted for after the clear.
+	 */
+	atomic64_set(&bts_lost_faults, 0);
+	atomic64_set(&bts_dropped_faults, 0);
 	cpus_read_lock();
 	on_each_cpu(bts_release_held_ipi, NULL, 1);
 	cpus_read_unlock();
@@ -1241,8 +1248,6 @@ int bts_capture_clear(void)
 		per_cpu(bts_captures, cpu).valid = false;
 	WRITE_ONCE(bts_capture_cpu, -1);
 	WRITE_ONCE(bts_pending_task, NULL);
-	atomic64_set(&bts_lost_faults, 0);
-	atomic64_set(&bts_dropped_faults, 0);
 	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
 	return 0;
 }

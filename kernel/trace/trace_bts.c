@@ -439,6 +439,10 @@ static int bts_capture_show(struct seq_file *m, void *v)
 			   bts_reason_names[reason], cpu,
 			   pending ? " (pending: its trap has not ended)" : "",
 			   bts_capture_lost());
+	else if (bts_capture_lost())
+		/* they came while the last capture was being cleared */
+		seq_printf(m, "none, faults not kept during the last clear: %llu\n",
+			   bts_capture_lost());
 	else
 		seq_puts(m, "none\n");
 	if (bts_capture_dropped())

@@ -10,7 +10,9 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <asm/apic.h>
 #include <asm/irq_vectors.h>
+#include <asm/nmi.h>
 #include <asm/trapnr.h>
 
 #include "bts_sw.h"
@@ -172,7 +174,6 @@ static void sw_disarm_waits_for_hooks_in_flight(struct kunit *test)
 static struct {
 	unsigned int freezes, thaws, arms, disarms;
 	unsigned int arm_flags;
-	bool frozen;
 	const char *why;
 	int why_err;
 	int arm_ret;
@@ -184,6 +185,24 @@ static struct {
 } fake;
 
 #define FAKE_CAP 16
+
+/*
+ * Each CPU's freeze state, as the hardware's is: the core freezes and
+ * thaws CPUs one by one, and a check that one CPU is frozen must not be
+ * satisfied, or spoiled, by another.
+ */
+static DEFINE_PER_CPU(bool, fake_frozen);
+
+/* How many CPUs the fake source has frozen. */
+static unsigned int fake_frozen_cpus(void)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(fake_frozen, cpu);
+	return n;
+}
 
 static const char *fake_unavailable(int *err)
 {
@@ -214,7 +233,7 @@ static void fake_freeze(void)
 	fake.nmi_in_freeze = NULL;
 	if (nmi)
 		nmi();		/* before the freeze has taken effect */
-	fake.frozen = true;
+	this_cpu_write(fake_frozen, true);
 }
 
 static void fake_thaw(void)
@@ -225,7 +244,7 @@ static void fake_thaw(void)
 	fake.nmi_in_thaw = NULL;
 	if (nmi)
 		nmi();		/* before the thaw has taken effect */
-	fake.frozen = false;
+	this_cpu_write(fake_frozen, false);
 }
 
 static unsigned int fake_read(struct bts_record *buf, unsigned int n,
@@ -233,7 +252,7 @@ static unsigned int fake_read(struct bts_record *buf, unsigned int n,
 {
 	unsigned int avail = min(fake.recorded, FAKE_CAP), i;
 
-	if (!fake.frozen)
+	if (!this_cpu_read(fake_frozen))
 		fake.reads_unfrozen++;
 	*w = !fake.recorded ? BTS_WINDOW_EMPTY :
 	     fake.recorded > FAKE_CAP ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
@@ -256,7 +275,11 @@ static struct bts_source fake_source = {
 
 static int core_init(struct kunit *test)
 {
+	int cpu;
+
 	memset(&fake, 0, sizeof(fake));
+	for_each_possible_cpu(cpu)
+		per_cpu(fake_frozen, cpu) = false;
 	if (bts_armed_source())
 		kunit_skip(test, "a source is armed (the bts tracer is running)");
 	KUNIT_ASSERT_EQ(test, bts_register_source(&fake_source), 0);
@@ -328,7 +351,7 @@ static void core_snapshot_freezes_copies_and_thaws(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 4);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_EQ(test, snap.count, 4);
 	KUNIT_EXPECT_EQ(test, snap.capacity, FAKE_CAP);
 	KUNIT_EXPECT_EQ(test, snap.window, BTS_WINDOW_WRAPPED);
@@ -344,10 +367,10 @@ static void core_nested_freezes_reach_the_source_once(struct kunit *test)
 	bts_freeze_this_cpu(&fake_source);
 	bts_freeze_this_cpu(&fake_source);	/* as an NMI would */
 	bts_thaw_this_cpu(&fake_source);
-	KUNIT_EXPECT_TRUE(test, fake.frozen);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
 	bts_thaw_this_cpu(&fake_source);
 	local_irq_restore(flags);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
 }
@@ -375,14 +398,14 @@ static void core_nmi_in_the_middle_of_a_freeze_reads_frozen(struct kunit *test)
 	local_irq_restore(flags);
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);	/* it did run */
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	/* and the depth is back to 0: the next freeze reaches the source */
 	fake.freezes = 0;
 	local_irq_save(flags);
 	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
 static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *test)
@@ -399,13 +422,13 @@ static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *t
 	local_irq_restore(flags);
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	fake.freezes = 0;
 	local_irq_save(flags);
 	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
 static void core_snapshot_without_source_is_empty(struct kunit *test)
@@ -539,12 +562,18 @@ static void count_emit(unsigned int cpu)
 		emitted++;
 }
 
-static void capture_start(struct kunit *test, unsigned int reasons)
+static void capture_start_emit(struct kunit *test, unsigned int reasons,
+			       void (*emit)(unsigned int cpu))
 {
 	emitted = 0;
 	nmi_emitted = 0;
 	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
-	KUNIT_ASSERT_EQ(test, bts_capture_enable(reasons, count_emit), 0);
+	KUNIT_ASSERT_EQ(test, bts_capture_enable(reasons, emit), 0);
+}
+
+static void capture_start(struct kunit *test, unsigned int reasons)
+{
+	capture_start_emit(test, reasons, count_emit);
 }
 
 static void fault_freeze(enum bts_reason reason)
@@ -571,14 +600,18 @@ static void capture_oops_keeps_cpu_frozen_and_emits(struct kunit *test)
 	fault_freeze(BTS_REASON_OOPS);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
+	/* the oopsing CPU stays frozen; the others record again */
+	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, cpu));
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 1);
 	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
 	KUNIT_EXPECT_EQ(test, snap.count, 5);
 	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
 	KUNIT_EXPECT_EQ(test, recs[4].from, 0x104);
-	bts_capture_clear();
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
 	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
 static void capture_second_fault_is_counted_not_kept(struct kunit *test)
@@ -671,10 +704,10 @@ static void capture_warn_is_dropped_without_the_option(struct kunit *test)
 	preempt_disable();
 	fault_freeze(BTS_REASON_BUG);
 	/* copied at the trap, not held frozen: the trap may be a WARN */
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	bts_fault_warn_done();
 	preempt_enable();
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
 	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 }
@@ -691,7 +724,7 @@ static void capture_warn_is_kept_with_the_option(struct kunit *test)
 	fault_freeze(BTS_REASON_BUG);
 	bts_fault_warn_done();
 	preempt_enable();
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
@@ -732,7 +765,7 @@ static void capture_warn_kept_when_the_task_moves_cpus(struct kunit *test)
 	bts_fault_warn_done();
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, emitted, 1);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
 	/* the history is the trapping CPU's, labelled WARN */
@@ -755,7 +788,7 @@ static void capture_warn_dropped_when_the_task_moves_cpus(struct kunit *test)
 	bts_fault_warn_done();
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	/* nothing stranded: the next fault is taken */
@@ -902,7 +935,7 @@ static void capture_disabled_reason_is_ignored(struct kunit *test)
 	fake.recorded = 2;
 	fault_freeze(BTS_REASON_OOPS);
 	KUNIT_EXPECT_EQ(test, emitted, 0);
-	KUNIT_EXPECT_FALSE(test, fake.frozen);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
 }
 
@@ -929,6 +962,157 @@ static void capture_reaches_other_cpus_through_nmi(struct kunit *test)
 	/* each CPU wrote its own history, from itself, in the NMI */
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, nmi_emitted, num_online_cpus() - 1);
+}
+
+/*
+ * A fault inside the capture (the emit faults, and its oops never
+ * returns to the capture that was interrupted): right after the nested
+ * fault's hook, the capture must already be readable and clearable, not
+ * left being taken forever.
+ */
+static struct {
+	bool faulted, held, pending;
+	u64 lost;
+} nested;
+
+static void emit_that_faults(unsigned int cpu)
+{
+	enum bts_reason reason;
+	int owner;
+
+	if (in_nmi() || nested.faulted)
+		return;
+	nested.faulted = true;
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);	/* the emit oopses */
+	nested.held = bts_capture_status(&owner, &reason, &nested.pending);
+	nested.lost = bts_capture_lost();
+}
+
+static void capture_fault_in_the_emit_leaves_it_held(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	memset(&nested, 0, sizeof(nested));
+	capture_start_emit(test, BIT(BTS_REASON_OOPS), emit_that_faults);
+	fake.recorded = 3;
+	fault_freeze(BTS_REASON_OOPS);
+	KUNIT_ASSERT_TRUE(test, nested.faulted);
+	KUNIT_EXPECT_TRUE(test, nested.held);
+	KUNIT_EXPECT_FALSE(test, nested.pending);
+	KUNIT_EXPECT_EQ(test, nested.lost, 1);
+	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+}
+
+/*
+ * A fault while the capture is being cleared (here: on the held CPU, in
+ * the middle of the clear's thaw there) is neither captured nor
+ * forgotten: it is counted.
+ */
+static void fault_in_thaw(void)
+{
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+}
+
+static void capture_fault_during_the_clear_is_counted(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 2;
+	fault_freeze(BTS_REASON_OOPS);
+	KUNIT_ASSERT_EQ(test, fake_frozen_cpus(), 1);
+	fake.nmi_in_thaw = fault_in_thaw;
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);	/* it did run */
+	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+}
+
+/*
+ * A capture NMI that arrives after the capture stopped waiting for it (the
+ * CPU had NMIs blocked: here it is held inside another NMI) is claimed,
+ * not reported as an unknown NMI ("Uhhuh. NMI received for unknown
+ * reason", or a panic with unknown_nmi_panic); and that CPU's history is
+ * not part of the capture.
+ */
+static struct {
+	int cpu;
+	atomic_t request, holding, release, after, unknown;
+} late;
+
+static int late_hold_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	int i;
+
+	if (smp_processor_id() != READ_ONCE(late.cpu))
+		return NMI_DONE;
+	if (atomic_xchg(&late.request, 0) != 1) {
+		/* not ours: after the release, the late capture NMI */
+		if (atomic_read(&late.release))
+			atomic_inc(&late.after);
+		return NMI_DONE;
+	}
+	atomic_set(&late.holding, 1);
+	for (i = 0; i < USEC_PER_SEC && !atomic_read(&late.release); i++)
+		udelay(1);
+	return NMI_HANDLED;
+}
+
+static int late_unknown_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	if (smp_processor_id() != READ_ONCE(late.cpu))
+		return NMI_DONE;
+	atomic_inc(&late.unknown);
+	return NMI_HANDLED;	/* counted here instead of "Uhhuh" */
+}
+
+static void capture_late_nmi_is_claimed(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int self, i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	memset(&late, 0, sizeof(late));
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 5;
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, late_hold_nmi, 0,
+						   "bts_kunit_hold"), 0);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_UNKNOWN, late_unknown_nmi,
+						   0, "bts_kunit_unknown"), 0);
+	preempt_disable();
+	self = smp_processor_id();
+	late.cpu = cpumask_any_but(cpu_online_mask, self);
+	/* hold the other CPU inside an NMI: NMIs are blocked there */
+	atomic_set(&late.request, 1);
+	__apic_send_IPI(late.cpu, NMI_VECTOR);
+	for (i = 0; i < 1000 && !atomic_read(&late.holding); i++)
+		mdelay(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late.holding), 1);
+	fault_freeze(BTS_REASON_OOPS);	/* its capture NMI waits, in vain */
+	atomic_set(&late.release, 1);
+	/* the capture NMI is taken now, after the capture gave up on it */
+	for (i = 0; i < 1000 && !atomic_read(&late.after); i++)
+		mdelay(1);
+	mdelay(10);
+	preempt_enable();
+	unregister_nmi_handler(NMI_UNKNOWN, "bts_kunit_unknown");
+	unregister_nmi_handler(NMI_LOCAL, "bts_kunit_hold");
+	KUNIT_EXPECT_GE(test, atomic_read(&late.after), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late.unknown), 0);
+	KUNIT_EXPECT_FALSE(test, bts_capture_get(late.cpu, &recs, &snap));
+	KUNIT_EXPECT_TRUE(test, bts_capture_get(self, &recs, &snap));
+	KUNIT_EXPECT_FALSE(test, per_cpu(fake_frozen, late.cpu));
 }
 
 /* ---- the tracer's dump header --------------------------------------- */
@@ -1019,6 +1203,9 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_warn_while_held_is_not_lost_without_the_option),
 	KUNIT_CASE(capture_warn_while_held_is_lost_with_the_option),
 	KUNIT_CASE(capture_trap_that_never_ended_is_dropped_and_counted),
+	KUNIT_CASE(capture_fault_in_the_emit_leaves_it_held),
+	KUNIT_CASE(capture_fault_during_the_clear_is_counted),
+	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}
 };
 
