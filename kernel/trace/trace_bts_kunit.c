@@ -178,9 +178,12 @@ static struct {
 	int why_err;
 	int arm_ret;
 	unsigned int recorded;		/* records 0..recorded-1 exist */
-	/* run once in the middle of the next freeze or thaw, as an NMI */
+	/* run once in the middle of the next freeze, thaw, arm or disarm, as an NMI */
 	void (*nmi_in_freeze)(void);
 	void (*nmi_in_thaw)(void);
+	void (*nmi_in_arm)(void);
+	void (*nmi_in_disarm)(void);
+	unsigned int reads;		/* reads made at all */
 	unsigned int reads_unfrozen;	/* reads made while not frozen */
 } fake;
 
@@ -213,16 +216,32 @@ static const char *fake_unavailable(int *err)
 
 static unsigned int fake_capacity(void) { return FAKE_CAP; }
 
+/* Run a one-shot hook, as an NMI arriving at that point would. */
+static void fake_nmi_hook(void (**hook)(void))
+{
+	void (*nmi)(void) = *hook;
+	unsigned long flags;
+
+	*hook = NULL;
+	if (nmi) {
+		local_irq_save(flags);
+		nmi();
+		local_irq_restore(flags);
+	}
+}
+
 static int fake_arm(unsigned int flags)
 {
 	fake.arms++;
 	fake.arm_flags = flags;
+	fake_nmi_hook(&fake.nmi_in_arm);	/* the source half armed */
 	return fake.arm_ret;
 }
 
 static void fake_disarm(void)
 {
 	fake.disarms++;
+	fake_nmi_hook(&fake.nmi_in_disarm);	/* half disarmed */
 }
 
 static void fake_freeze(void)
@@ -252,6 +271,7 @@ static unsigned int fake_read(struct bts_record *buf, unsigned int n,
 {
 	unsigned int avail = min(fake.recorded, FAKE_CAP), i;
 
+	fake.reads++;
 	if (!this_cpu_read(fake_frozen))
 		fake.reads_unfrozen++;
 	*w = !fake.recorded ? BTS_WINDOW_EMPTY :
@@ -583,6 +603,56 @@ static void fault_freeze(enum bts_reason reason)
 	local_irq_save(flags);
 	bts_fault_freeze(reason, NULL);
 	local_irq_restore(flags);
+}
+
+/*
+ * An NMI (a snapshot, a fault) in the middle of the source's arm or disarm
+ * finds nothing armed: the core publishes the source only once it is
+ * armed, and unpublishes it before it disarms.
+ */
+static struct {
+	enum bts_source_id source;
+	unsigned int reads;
+	bool ran;
+} mid;
+
+static void fake_nmi_mid_transition(void)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+
+	mid.ran = true;
+	mid.reads = fake.reads;
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+	mid.source = snap.source;
+	mid.reads = fake.reads - mid.reads;
+}
+
+static void core_nmi_in_the_middle_of_arm_or_disarm_finds_nothing(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	fake.recorded = 4;
+	memset(&mid, 0, sizeof(mid));
+	fake.nmi_in_arm = fake_nmi_mid_transition;
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	KUNIT_ASSERT_TRUE(test, mid.ran);
+	KUNIT_EXPECT_EQ(test, mid.source, BTS_SOURCE_NONE);
+	KUNIT_EXPECT_EQ(test, mid.reads, 0);
+
+	KUNIT_ASSERT_EQ(test, bts_capture_enable(BIT(BTS_REASON_OOPS), count_emit), 0);
+	memset(&mid, 0, sizeof(mid));
+	fake.nmi_in_disarm = fake_nmi_mid_transition;
+	bts_disarm();
+	KUNIT_ASSERT_TRUE(test, mid.ran);
+	KUNIT_EXPECT_EQ(test, mid.source, BTS_SOURCE_NONE);
+	KUNIT_EXPECT_EQ(test, mid.reads, 0);
+	/* the fault in the middle of the disarm started no capture */
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
 static void capture_oops_keeps_cpu_frozen_and_emits(struct kunit *test)
@@ -1182,6 +1252,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_snapshot_freezes_copies_and_thaws),
 	KUNIT_CASE(core_nested_freezes_reach_the_source_once),
 	KUNIT_CASE(core_snapshot_without_source_is_empty),
+	KUNIT_CASE(core_nmi_in_the_middle_of_arm_or_disarm_finds_nothing),
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_freeze_reads_frozen),
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_thaw_leaves_it_recording),
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
