@@ -94,6 +94,19 @@ static u64 bts_nr_records = BTS_NR_RECORDS_DEFAULT;
  */
 static struct bts_record *bts_scratch;
 static u64 bts_nr_records_min = 1;
+
+/*
+ * The history of the CPU that writes bts/dump, taken before the write
+ * takes any lock: lock debugging (lockdep's dependency walk, KASAN's
+ * checks) can take more branches than a CPU's hardware history holds,
+ * and would push the writer's own branches, the ones it asked about, out
+ * of it. One buffer, claimed by one writer at a time (a concurrent writer
+ * snapshots under bts_lock, as when there is no buffer). Allocated at the
+ * first arming and never freed, so that no writer, which holds no lock
+ * when it claims it, can find it freed: 64 KiB for the kernel's lifetime.
+ */
+static struct bts_record *bts_writer_recs;
+static atomic_t bts_writer_claimed;
 static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
 
 /* ------------------------------------------------------------------ */
@@ -342,14 +355,51 @@ static const struct file_operations bts_source_fops = {
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/dump                                                    */
 
+/**
+ * bts_writer_snapshot - take the dump writer's CPU history, lock-free
+ * @snap:	filled in: what was taken
+ *
+ * Called by the writer of bts/dump before it takes any lock, with IRQs
+ * on; takes this CPU's newest nr_records into bts_writer_recs with IRQs
+ * off (so on one CPU, and in the order they were recorded).
+ *
+ * Return: true when the buffer was claimed and holds the snapshot (the
+ * caller hands it back with bts_writer_release()); false when there is
+ * no buffer yet, another writer has it, or nothing is armed.
+ */
+static bool bts_writer_snapshot(struct bts_snapshot *snap)
+{
+	/* Pairs with the release that publishes it: it is zeroed. */
+	struct bts_record *recs = smp_load_acquire(&bts_writer_recs);
+	unsigned int n = min_t(u64, READ_ONCE(bts_nr_records),
+			       BTS_NR_RECORDS_MAX);
+	unsigned long flags;
+
+	if (!recs || atomic_cmpxchg_acquire(&bts_writer_claimed, 0, 1))
+		return false;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(recs, n, snap);
+	local_irq_restore(flags);
+	if (snap->source != BTS_SOURCE_NONE)
+		return true;
+	atomic_set_release(&bts_writer_claimed, 0);
+	return false;
+}
+
+static void bts_writer_release(void)
+{
+	atomic_set_release(&bts_writer_claimed, 0);
+}
+
 /*
  * Dump every online CPU's newest nr_records branches into the owner's
- * ring buffer. bts_lock held.
+ * ring buffer; @early, when not NULL, is the writer's CPU's, taken by
+ * bts_writer_snapshot() before the locks. bts_lock held.
  */
-static int bts_dump_all(void)
+static int bts_dump_all(const struct bts_snapshot *early)
 {
-	unsigned int n = bts_nr_records, written = 0, wanted = 0;
-	struct bts_record *recs = bts_scratch;
+	unsigned int n = bts_nr_records, written = 0, wanted = 0, skip;
+	struct bts_record *recs;
 	struct bts_snapshot snap;
 	int cpu, ret = 0;
 
@@ -360,11 +410,21 @@ static int bts_dump_all(void)
 	 * raw_: if the writer has since migrated, the CPU it wrote from
 	 * still holds that history.
 	 */
-	for_each_cpu_wrap(cpu, cpu_online_mask, raw_smp_processor_id()) {
-		ret = bts_snapshot_cpu(cpu, recs, n, &snap);
-		if (ret < 0)
-			break;
-		ret = 0;
+	for_each_cpu_wrap(cpu, cpu_online_mask,
+			  early ? early->cpu : raw_smp_processor_id()) {
+		if (early && cpu == early->cpu) {
+			/* nr_records may have been lowered since: the newest */
+			snap = *early;
+			skip = snap.count > n ? snap.count - n : 0;
+			snap.count -= skip;
+			recs = bts_writer_recs + skip;
+		} else {
+			ret = bts_snapshot_cpu(cpu, bts_scratch, n, &snap);
+			if (ret < 0)
+				break;
+			ret = 0;
+			recs = bts_scratch;
+		}
 		wanted += snap.count;
 		written += bts_emit(bts_trace, recs, &snap);
 	}
@@ -399,14 +459,19 @@ static int bts_write_expect(const char __user *ubuf, size_t cnt,
 static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
 			      size_t cnt, loff_t *ppos)
 {
+	struct bts_snapshot early;
+	bool have_early;
 	int ret;
 
 	ret = bts_write_expect(ubuf, cnt, 1);
 	if (ret)
 		return ret;
+	have_early = bts_writer_snapshot(&early);
 	mutex_lock(&bts_lock);
-	ret = bts_busy ? bts_dump_all() : -ENODEV;
+	ret = bts_busy ? bts_dump_all(have_early ? &early : NULL) : -ENODEV;
 	mutex_unlock(&bts_lock);
+	if (have_early)
+		bts_writer_release();
 	return ret ? ret : cnt;
 }
 
@@ -1066,6 +1131,16 @@ static int bts_tracer_init(struct trace_array *tr)
 	ret = -ENOMEM;
 	if (!bts_scratch)
 		goto out;
+	if (!bts_writer_recs) {
+		struct bts_record *recs = kvcalloc(BTS_NR_RECORDS_MAX,
+						   sizeof(*recs), GFP_KERNEL);
+
+		/* Without it, dumps snapshot the writer under the lock. */
+		if (recs) {
+			/* Released: a writer sees it allocated and zeroed. */
+			smp_store_release(&bts_writer_recs, recs);
+		}
+	}
 	bts_trace = tr;
 	ret = bts_start_recording(tr, bts_selected, bts_flags.val);
 	if (ret) {
