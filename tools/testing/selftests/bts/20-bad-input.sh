@@ -63,8 +63,14 @@ check "an instance can own bts when the top level does not" \
 	sh -c "echo bts > $T/instances/second/current_tracer"
 echo 1 > $T/instances/second/tracing_on
 echo 1 > $B/dump
-check "a dump goes to the owning instance's buffer" \
-	sh -c "grep -q ' cpu=0 ' $T/instances/second/trace"
+rc=$?
+cat $T/instances/second/trace > /tmp/second.txt
+grep -q ' cpu=0 ' /tmp/second.txt && ok "a dump goes to the owning instance's buffer" || {
+	not_ok "a dump goes to the owning instance's buffer"
+	diag "dump exit $rc, buffer_size_kb $(cat $T/instances/second/buffer_size_kb):" \
+		"$(entries_per_cpu /tmp/second.txt)"
+	diag "CPU 0 records file: $(wc -c < $B/per_cpu/cpu0/records) bytes"
+}
 check "and not to the top level's" sh -c "! grep -q ' cpu=0 [0-9]*/' $T/trace"
 write_fails "the top level gets EBUSY while the instance owns bts" $T/current_tracer bts "Device or resource busy"
 echo nop > $T/instances/second/current_tracer

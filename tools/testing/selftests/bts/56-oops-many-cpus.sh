@@ -34,6 +34,14 @@ is "the faulting CPU's whole history ($M entries) is in the ring buffer" \
 is "... oldest first, positions 0 to $((M - 1))" \
 	"$(head -1 /tmp/cpu0.txt | grep -o " 0/$M " | tr -d ' ')-$(tail -1 /tmp/cpu0.txt | grep -o " $((M - 1))/$M " | tr -d ' ')" \
 	"0/$M-$((M - 1))/$M"
+if [ "$(wc -l < /tmp/cpu0.txt)" != "$M" ]; then
+	diag "entries: $(entries_per_cpu /tmp/trace.txt); CPU 0's oldest and newest:"
+	head -2 /tmp/cpu0.txt | while read -r l; do diag "  $l"; done
+	tail -2 /tmp/cpu0.txt | while read -r l; do diag "  $l"; done
+	diag "positions missing: $(sed -E 's/.* ([0-9]+)\/[0-9]+ .*/\1/' /tmp/cpu0.txt |
+		sort -n | awk -v m=$M 'BEGIN{e=0} {while (e < $1) printf "%d ", e++; e=$1+1} END{while (e < m) printf "%d ", e++}')"
+	diag "bts/capture: $(tr '\n' ' ' < $B/capture)"
+fi
 if [ "$(u32 /tmp/k.bin 36)" = 4294967295 ] && hw &&
 		dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 	# measured on the debug kernel on the BTS machine: the #GP path from

@@ -65,6 +65,14 @@ log_since() { dmesg | tail -n +$((_log_lines + 1)); }
 # bts_entries FILE: the ftrace:bts lines of a trace file
 bts_entries() { grep -E ' cpu=[0-9]+ [0-9]+/[0-9]+ ' "$1"; }
 
+# entries_per_cpu FILE: "N0xcpu0 N1xcpu1 ..." of the ftrace:bts lines in
+# FILE (for diagnostics), and the ring buffer's lost-events markers.
+entries_per_cpu() {
+	bts_entries "$1" | sed -E 's/.* cpu=([0-9]+) .*/\1/' | sort | uniq -c |
+		awk '{printf "%sxcpu%s ", $1, $2}'
+	grep -c 'LOST.*EVENTS' "$1" | sed 's/^/lost-events markers: /'
+}
+
 # unsymbolized FILE: the ftrace:bts lines whose from or to is not sym+off.
 # A hardware record's to may also be a user address: the return to user
 # mode (sysret, iret) is a kernel branch, recorded with user branches off.
