@@ -463,13 +463,18 @@ static ssize_t bts_dump_write(struct file *file, const char __user *ubuf,
 	bool have_early;
 	int ret;
 
-	ret = bts_write_expect(ubuf, cnt, 1);
-	if (ret)
-		return ret;
+	/*
+	 * First, before even the copy from user space: with lock debugging
+	 * its might_fault() annotation alone is hundreds of branches.
+	 */
 	have_early = bts_writer_snapshot(&early);
-	mutex_lock(&bts_lock);
-	ret = bts_busy ? bts_dump_all(have_early ? &early : NULL) : -ENODEV;
-	mutex_unlock(&bts_lock);
+	ret = bts_write_expect(ubuf, cnt, 1);
+	if (!ret) {
+		mutex_lock(&bts_lock);
+		ret = bts_busy ? bts_dump_all(have_early ? &early : NULL) :
+				 -ENODEV;
+		mutex_unlock(&bts_lock);
+	}
 	if (have_early)
 		bts_writer_release();
 	return ret ? ret : cnt;

@@ -33,6 +33,9 @@ is "auto picked the $SOURCE source here" "$(sed -n 2p $B/source)" "active: $SOUR
 # thunks some 500 a write): four writes fit its 2730 records.
 W=10
 hw && W=4
+# With the software source on a lockdep+KASAN kernel, an interrupt in
+# between takes hundreds of the 2730 records: 7 of 10 writes fitted once.
+! hw && dmesg | grep -q 'KernelAddressSanitizer initialized' && W=4
 workload="exec 3> /dev/null 4> /sys/kernel/tracing/bts/dump; i=0; while [ \$i -lt $W ]; do echo x >&3; i=\$((i+1)); done; echo 1 >&4"
 echo > $T/trace
 taskset 2 sh -c "$workload"
@@ -46,7 +49,7 @@ history_diag() {
 	diag "most branched into: $(grep -oE -- '-> [A-Za-z_][A-Za-z0-9_.]*' "$1" |
 		sort | uniq -c | sort -rn | head -8 | awk '{print $3 "=" $1}' | tr '\n' ' ')"
 }
-# The writer's CPU is read before the dump takes a lock: its newest
+# The writer's CPU is read first thing in the write: its newest
 # records lead into the write of bts/dump (the entry into bts_dump_write,
 # for the hardware source the jump out of the indirect-call thunk; the
 # software source sees only calls into traceable functions, and nothing
