@@ -36,6 +36,9 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
                                prefixed "BTS-TAP: " (tests that suspend)
   # bts-share: kernel          the boot's share holds bzImage and
                                initramfs.cpio.gz (tests that kexec)
+  # bts-reboot: yes            QEMU resets on a reboot instead of exiting
+                               (RAM is kept): the test runs again in the
+                               next boot, and /init powers off at the end
 
 A file NAME.host next to NAME.sh is run on the host after the boot, with
 the console log and the share folder as arguments (and BTS_EXPECT=sw|hw,
@@ -230,7 +233,7 @@ def check_kernel_log(console, prefix, expect, hw=False):
 
 def directives(path):
     d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
-         "machines": "", "tap": "file", "share": "", "smp": ""}
+         "machines": "", "tap": "file", "share": "", "smp": "", "reboot": ""}
     with open(path) as f:
         for line in f.read().splitlines()[:30]:
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
@@ -241,7 +244,7 @@ def directives(path):
 
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
-                 kunit=False, machine="sw", smp=None):
+                 kunit=False, machine="sw", smp=None, reboot=False):
         hw, extra, msmp = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
@@ -256,6 +259,10 @@ class Boot:
         self.expect = list(expect)
         self.timeout = timeout * (3 if DEBUG else 1)
         self.kunit = kunit
+        self.reboot = reboot
+        if reboot:
+            # /init powers off at the end instead of rebooting
+            self.append += " bts.reboot=1"
         self.dir = os.path.join(OUT, name)
         self.rc = None
         self.secs = 0
@@ -292,8 +299,9 @@ class Boot:
                             "--share", self.dir,
                             "--log", os.path.join(self.dir, "console.log"),
                             "--timeout", str(self.timeout),
-                            "--smp", str(self.smp),
-                            "--append", append], env=env)
+                            "--smp", str(self.smp)] +
+                           (["--reboot"] if self.reboot else []) +
+                           ["--append", append], env=env)
         self.rc = p.returncode
         self.secs = time.time() - t0
         return self
@@ -438,7 +446,8 @@ def main():
                     boots.append(Boot(t[:-3], [t], append=d["cmdline"],
                                       expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
                                       timeout=int(d["timeout"]), machine=m,
-                                      smp=int(d["smp"]) if d["smp"] else None))
+                                      smp=int(d["smp"]) if d["smp"] else None,
+                                      reboot=d["reboot"] == "yes"))
                 else:
                     shared[m].append(t)
         for m, tests in shared.items():

@@ -50,9 +50,10 @@ done
 newfiles "tracing: Add the bts tracer" \
 "echo bts > current_tracer arms a branch source on every CPU; bts/dump and
 bts/per_cpu/cpuN/records give each CPU's newest branches; faults are
-captured and written into the ring buffer before tracing is turned off." \
+captured and written into the ring buffer before tracing is turned off;
+with bts.persist= a panic's capture is kept across a warm reboot." \
 	kernel/trace/trace_bts.h kernel/trace/trace_bts.c kernel/trace/trace_bts_kunit.c \
-	kernel/trace/bts_test_fault.c
+	kernel/trace/trace_bts_persist.c kernel/trace/bts_test_fault.c
 newfiles "perf/x86/intel: Add the bts tracer's Intel BTS source" \
 "Branch Trace Store in circular mode with CPL filtering off, sharing the
 DS area with perf through its own exclusivity slot." \

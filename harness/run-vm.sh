@@ -3,6 +3,7 @@
 #
 #   run-vm.sh --interactive [--append ARGS]      shell on the console (make vm)
 #   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS] [--smp N]
+#             [--reboot]
 #
 # Single-threaded TCG on purpose: with multi-threaded TCG and two vCPUs,
 # ftrace's code patching oopses with "int3" on a stock 6.12 (DESIGN.md 8).
@@ -29,7 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BUILD:=$top/build}" "${KVARIANT:=test}"
 : "${BZIMAGE:=$BUILD/obj-$KVARIANT/arch/x86/boot/bzImage}"
 : "${INITRAMFS:=$BUILD/initramfs.cpio.gz}"
-interactive=0 share= log= timeout=600 append= mem=1024 smp=2
+interactive=0 share= log= timeout=600 append= mem=1024 smp=2 noreboot=-no-reboot
 [ "$KVARIANT" = debug ] && mem=2048
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,6 +40,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--append) append=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	# a guest reboot (a panic's included) resets the machine, RAM kept
+	--reboot) noreboot= ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -66,7 +69,7 @@ else
 	machine=(qemu-system-x86_64 -cpu max)
 fi
 qemu=("${machine[@]}" -machine q35 -accel tcg,thread=single -smp "$smp" -m "$mem"
-	-no-reboot -nic none -display none -monitor none
+	$noreboot -nic none -display none -monitor none
 	-kernel "$BZIMAGE" -initrd "$INITRAMFS"
 	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0")
 cmdline="console=ttyS0 panic=-1 loglevel=7 $append"

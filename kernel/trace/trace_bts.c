@@ -568,13 +568,27 @@ static void __init bts_init_build_id(void)
 		bts_build_id_size = BUILD_ID_SIZE_MAX;
 }
 
-static void bts_fill_header(struct bts_dump_header *h,
-			    const struct bts_snapshot *snap, unsigned int cpu,
-			    bool capture, u32 opts)
+/**
+ * bts_kernel_build_id - the running kernel's GNU build ID
+ * @buf:	room for it
+ * @size:	bytes of room
+ *
+ * Return: the bytes copied (0 when unknown).
+ */
+u32 bts_kernel_build_id(u8 *buf, size_t size)
 {
-	struct bts_source *src = bts_find_source(snap->source == BTS_SOURCE_HW ?
-						 "hw" : "sw");
+	u32 n = min_t(size_t, bts_build_id_size, size);
 
+	memcpy(buf, bts_build_id, n);
+	return n;
+}
+
+/* @src: the source that recorded @snap, or NULL. Any context. */
+static void bts_fill_header_src(struct bts_dump_header *h,
+				const struct bts_snapshot *snap,
+				unsigned int cpu, bool capture, u32 opts,
+				const struct bts_source *src)
+{
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, BTS_DUMP_MAGIC, sizeof(BTS_DUMP_MAGIC));
 	h->version = BTS_DUMP_VERSION;
@@ -606,6 +620,34 @@ static void bts_fill_header(struct bts_dump_header *h,
 	if (snap->source != BTS_SOURCE_NONE && src)
 		strscpy(h->source_name, src->name, sizeof(h->source_name));
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
+}
+
+/* Process context: it looks the source up under the core's mutex. */
+static void bts_fill_header(struct bts_dump_header *h,
+			    const struct bts_snapshot *snap, unsigned int cpu,
+			    bool capture, u32 opts)
+{
+	bts_fill_header_src(h, snap, cpu, capture, opts,
+			    bts_find_source(snap->source == BTS_SOURCE_HW ?
+					    "hw" : "sw"));
+}
+
+/**
+ * bts_fill_capture_header - the dump header of a CPU's capture, any context
+ * @h:		the header to fill
+ * @snap:	the capture's snapshot
+ * @cpu:	whose capture
+ *
+ * For the panic path: no lock. The source named is the armed one, which
+ * is the one that recorded a capture still kept.
+ */
+void bts_fill_capture_header(struct bts_dump_header *h,
+			     const struct bts_snapshot *snap, unsigned int cpu)
+{
+	struct bts_source *src = bts_armed_source();
+
+	bts_fill_header_src(h, snap, cpu, true, READ_ONCE(bts_flags.val),
+			    src && src->id == snap->source ? src : NULL);
 }
 
 static int bts_percpu_open(struct inode *inode, struct file *file)
@@ -687,14 +729,16 @@ static const struct file_operations bts_percpu_fops = {
 #ifdef CONFIG_BTS_TRACER_TESTING
 /*
  * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
- * "call N" (N up to 1000) enters bts_test_target() N times.
+ * "call N" (N up to 1000) enters bts_test_target() N times;
+ * "persist-corrupt" damages what the next panic keeps for the next boot,
+ * after its checksum (that boot must reject it).
  */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
 				    loff_t *ppos)
 {
 	unsigned int n;
-	char buf[16];
+	char buf[24];
 
 	if (cnt >= sizeof(buf))
 		return -EINVAL;
@@ -705,6 +749,10 @@ static ssize_t bts_test_fault_write(struct file *file,
 		if (n > 1000)
 			return -EINVAL;
 		bts_test_call(n);
+		return cnt;
+	}
+	if (!strcmp(strim(buf), "persist-corrupt")) {
+		bts_persist_test_corrupt();
 		return cnt;
 	}
 	if (strcmp(strim(buf), "gpf"))
@@ -1043,6 +1091,7 @@ static int __init bts_init_tracefs(void)
 	if (ret)
 		return ret;
 	top = tracefs_create_dir("bts", NULL);
+	bts_persist_init(top);
 	if (!top)
 		return -ENOMEM;
 	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,

@@ -8,10 +8,25 @@
 #ifndef _KERNEL_TRACE_TRACE_BTS_H
 #define _KERNEL_TRACE_TRACE_BTS_H
 
+struct bts_dump_header;
+struct bts_snapshot;
+struct dentry;
 struct trace_array;
 
 int bts_trigger_get(void);
 void bts_trigger_put(void);
 void bts_trigger_dump(struct trace_array *tr);
+
+/*
+ * Between the tracer and trace_bts_persist.c, which keeps a panic's
+ * capture across a warm reboot: the capture files' header (any context,
+ * no lock) and the kernel's build ID; bts_persist_init() at boot.
+ */
+void bts_fill_capture_header(struct bts_dump_header *h,
+			     const struct bts_snapshot *snap, unsigned int cpu);
+u32 bts_kernel_build_id(u8 *buf, size_t size);
+void bts_persist_init(struct dentry *bts_dir);
+/* Test kernels: the next panic's write is damaged after its checksum. */
+void bts_persist_test_corrupt(void);
 
 #endif /* _KERNEL_TRACE_TRACE_BTS_H */

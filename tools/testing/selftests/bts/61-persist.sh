@@ -1,0 +1,98 @@
+#!/bin/sh
+# A panic's capture kept across a warm reboot (bts.persist=). Four boots
+# of one QEMU process, which keeps guest RAM over a reset:
+#  1. arm bts and panic (lkdtm PANIC); panic=-1 reboots at once;
+#  2. bts/last_boot holds the capture, ending in the call into panic(),
+#     and bts-dump decodes it with this boot's kallsyms (KASLR moved the
+#     kernel: the dump's header says where it was); then a clean reboot;
+#  3. after the clean reboot there is no last boot to show; the next
+#     panic's kept data is damaged after its checksum (test_fault), panic;
+#  4. the damaged data is rejected with a message, and nothing is shown.
+# Which boot this is, and the TAP of the boots before, are kept in the
+# share (the host's directory). The region here is a range the firmware
+# map reserves (memmap=), which stays put under KASLR; 62-persist-reserve-mem
+# runs the same with reserve_mem.
+# bts-boot: own
+# bts-reboot: yes
+# bts-expect: panic
+# bts-cmdline: memmap=1M$0x30000000 bts.persist=0x30000000:1M
+# bts-timeout: 600
+. ./lib-oops.sh
+NAME=${PERSIST_TEST:-61-persist}
+REGION=${PERSIST_REGION:-0x30000000:1M}
+STATE=/host/$NAME.state
+LB=$B/last_boot
+boot=$(cat $STATE 2>/dev/null || echo 1)
+echo $((boot + 1)) > $STATE
+sync
+
+# carry: the TAP lines of the boots before this one, numbered on
+carry() {
+	[ -f /host/$NAME.before.tap ] || return 0
+	cat /host/$NAME.before.tap
+	_n=$(grep -cE '^(not )?ok ' /host/$NAME.before.tap)
+}
+# keep: this boot's lines for the next boot, before it reboots
+keep() { cp /host/$NAME.sh.tap /host/$NAME.before.tap; sync; }
+panic_now() {
+	echo "BTS-GUEST: panic now" > /dev/kmsg
+	sh -c "echo PANIC > $DIRECT"
+	not_ok "the guest survived lkdtm PANIC"
+	done_testing
+}
+
+carry
+case $boot in
+1)
+	diag "boot 1: arm and panic"
+	check "no last boot is shown before any panic" test ! -e $LB
+	check "the boot log names the region" sh -c "dmesg | grep -q \"persist: a panic's capture goes to region '$REGION'\""
+	echo bts > $T/current_tracer
+	keep
+	panic_now
+	;;
+2)
+	diag "boot 2: the panic's capture, from the last boot"
+	check "bts/last_boot/info exists" test -f $LB/info
+	diag "$(tr '\t' ' ' < $LB/info | tr '\n' ';')"
+	info() { sed -n "s/^$1:\t//p" $LB/info; }
+	is "the reason is panic" "$(info reason)" panic
+	is "the release is this kernel's" "$(info release)" "$(uname -r)"
+	is "every CPU's history was kept" "$(info histories)" "$(nproc)"
+	cpu=$(info cpu)
+	f=$LB/per_cpu/cpu$cpu/capture
+	check "the panicking CPU's capture is there" test -f $f
+	cat $f > /tmp/lb.bin
+	is "it is in the dump format" "$(head -c 7 /tmp/lb.bin)" BTSDUMP
+	flags=$(u32 /tmp/lb.bin 28) count=$(u32 /tmp/lb.bin 20)
+	is "it is flagged as a capture of a panic" "$(( ${flags:-0} & 2 )):$(u32 /tmp/lb.bin 32)" 2:3
+	[ "${count:-0}" -gt 0 ] && ok "it holds $count records" || not_ok "it holds records"
+	is "its size is the header and its records" "$(wc -c < /tmp/lb.bin)" \
+		$((192 + ${count:-0} * 24))
+	bts-dump -s /proc/kallsyms /tmp/lb.bin > /tmp/lb.txt 2>&1
+	diag "$(grep -m1 '<== FAULT' /tmp/lb.txt)"
+	check "bts-dump decodes it: the fault is the call from lkdtm_PANIC into panic" \
+		sh -c "grep '<== FAULT' /tmp/lb.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+	check "the boot log says the capture was found" \
+		sh -c "dmesg | grep -q 'persist: the last boot.s panic capture'"
+	check "bts/last_boot is root only" sh -c "! su -s /bin/sh nobody -c 'cat $f' 2>/dev/null"
+	keep
+	echo "BTS-GUEST: clean reboot" > /dev/kmsg
+	reboot -f
+	;;
+3)
+	diag "boot 3: after a clean reboot"
+	check "a clean reboot leaves no last boot to show" test ! -e $LB
+	echo bts > $T/current_tracer
+	check "test_fault takes persist-corrupt" sh -c "echo persist-corrupt > $B/test_fault"
+	keep
+	panic_now
+	;;
+*)
+	diag "boot 4: the last boot's data was damaged after its checksum"
+	check "the boot log says it was rejected, and why" \
+		sh -c "dmesg | grep -q \"persist: discarding the last boot's data in '$REGION': checksum mismatch\""
+	check "nothing of it is shown" test ! -e $LB
+	done_testing
+	;;
+esac
