@@ -164,6 +164,57 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
  * the ring buffer refuses (tracing is off, as traceoff_on_warning turns
  * it off inside a WARN) is counted and shown in bts/capture.
  */
+/**
+ * bts_emit_last_boot - write a previous boot's history into the ring buffer
+ * @d:		its dump header (the previous boot's _stext and _etext)
+ * @recs:	its @d->count records
+ *
+ * For trace, trace_pipe and trace-cmd: the owner's trace array, or the
+ * top level's when bts is not the current tracer. Kernel text addresses
+ * are moved by the KASLR offsets' difference (same build: the caller
+ * checked the build ID), so the output names the right symbols; other
+ * addresses (user, modules) are written as they were. Process context.
+ *
+ * Return: 0, -ENOMEM, or -ENOSPC when the ring buffer did not take all.
+ */
+int bts_emit_last_boot(const struct bts_dump_header *d,
+		       const struct bts_record *recs)
+{
+	s64 delta = (s64)((unsigned long)_stext - d->stext);
+	struct bts_snapshot snap = {
+		.source = d->source, .cpu = d->cpu, .count = d->count,
+		.capacity = d->capacity, .reason = d->reason,
+		.fault_index = d->fault_index, .timestamp = d->timestamp_ns,
+	};
+	struct bts_record *moved;
+	struct trace_array *tr;
+	unsigned int i, n;
+
+	/*
+	 * The top level's buffer is kept minimal until tracing is first
+	 * used: bring it to its size (it takes trace_types_lock, which is
+	 * taken before bts_lock). An owner's buffer was, when it took bts.
+	 */
+	if (!READ_ONCE(bts_busy) && tracing_update_buffers(top_trace_array()))
+		return -ENOMEM;
+	moved = kvcalloc(d->count ?: 1, sizeof(*moved), GFP_KERNEL);
+	if (!moved)
+		return -ENOMEM;
+	for (i = 0; i < d->count; i++) {
+		moved[i] = recs[i];
+		if (recs[i].from >= d->stext && recs[i].from < d->etext)
+			moved[i].from += delta;
+		if (recs[i].to >= d->stext && recs[i].to < d->etext)
+			moved[i].to += delta;
+	}
+	mutex_lock(&bts_lock);
+	tr = bts_busy ? bts_trace : top_trace_array();
+	n = tr ? bts_emit(tr, moved, &snap) : 0;
+	mutex_unlock(&bts_lock);
+	kvfree(moved);
+	return n == d->count ? 0 : -ENOSPC;
+}
+
 /* Entries of the kept capture the ring buffer did not take. */
 static atomic64_t bts_capture_unwritten;
 

@@ -25,6 +25,9 @@ void bts_trigger_dump(struct trace_array *tr);
 void bts_fill_capture_header(struct bts_dump_header *h,
 			     const struct bts_snapshot *snap, unsigned int cpu);
 u32 bts_kernel_build_id(u8 *buf, size_t size);
+struct bts_record;
+int bts_emit_last_boot(const struct bts_dump_header *d,
+		       const struct bts_record *recs);
 void bts_persist_init(struct dentry *bts_dir);
 /* Test kernels: the next panic's write is damaged after its checksum. */
 void bts_persist_test_corrupt(void);

@@ -318,6 +318,35 @@ static const struct file_operations bts_last_boot_capture_fops = {
 	.llseek		= default_llseek,
 };
 
+/* Writing 1 to to_trace: every kept history into the ring buffer. */
+static ssize_t bts_last_boot_to_trace_write(struct file *file,
+					    const char __user *ubuf,
+					    size_t cnt, loff_t *ppos)
+{
+	unsigned long val;
+	int ret;
+	u32 i;
+
+	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	for (i = 0; i < bts_last_boot->nr_written; i++) {
+		struct bts_dump_header *d = bts_persist_slot(bts_last_boot, i);
+		int err = bts_emit_last_boot(d, (const void *)(d + 1));
+
+		ret = ret ?: err;
+	}
+	return ret ?: cnt;
+}
+
+static const struct file_operations bts_last_boot_to_trace_fops = {
+	.open		= tracing_open_generic,
+	.write		= bts_last_boot_to_trace_write,
+	.llseek		= noop_llseek,
+};
+
 static void __init bts_last_boot_files(struct dentry *bts_dir)
 {
 	struct dentry *top, *percpu, *dir;
@@ -327,6 +356,8 @@ static void __init bts_last_boot_files(struct dentry *bts_dir)
 	top = tracefs_create_dir("last_boot", bts_dir);
 	trace_create_file("info", TRACE_MODE_READ, top, NULL,
 			  &bts_last_boot_info_fops);
+	trace_create_file("to_trace", 0200, top, NULL,
+			  &bts_last_boot_to_trace_fops);
 	percpu = tracefs_create_dir("per_cpu", top);
 	for (i = 0; i < bts_last_boot->nr_written; i++) {
 		struct bts_dump_header *d = bts_persist_slot(bts_last_boot, i);

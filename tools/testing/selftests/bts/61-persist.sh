@@ -76,6 +76,19 @@ case $boot in
 	check "the boot log says the capture was found" \
 		sh -c "dmesg | grep -q 'persist: the last boot.s panic capture'"
 	check "bts/last_boot is root only" sh -c "! su -s /bin/sh nobody -c 'cat $f' 2>/dev/null"
+	# for trace and trace-cmd: into the ring buffer, moved to this boot's
+	# addresses (bts is not the tracer now: the top level's buffer)
+	write_fails "to_trace takes only 1" $LB/to_trace 2 "Invalid argument"
+	echo > $T/trace
+	check "to_trace takes 1" sh -c "echo 1 > $LB/to_trace"
+	cat $T/trace > /tmp/lbt.txt
+	is "trace holds the panicking CPU's whole history" \
+		"$(grep -c " cpu=$cpu [0-9]*/$count " /tmp/lbt.txt)" "$count"
+	diag "$(grep -m1 '\[fault\]' /tmp/lbt.txt)"
+	diag "trace: $(wc -l < /tmp/lbt.txt) lines, $(entries_per_cpu /tmp/lbt.txt), buffer_size_kb $(cat $T/buffer_size_kb), tracing_on $(cat $T/tracing_on)"
+	grep -v '^#' /tmp/lbt.txt | head -3 | while read -r l; do diag "  $l"; done
+	check "... its fault record the call into panic(), named for this boot" \
+		sh -c "grep '\[fault\]' /tmp/lbt.txt | grep -q -- 'lkdtm_PANIC+0x[0-9a-f]*/0x[0-9a-f]* -> panic+0x0/'"
 	keep
 	echo "BTS-GUEST: clean reboot" > /dev/kmsg
 	reboot -f
