@@ -59,7 +59,18 @@ history_diag() {
 # kernel their dependency walk filled the whole history.)
 DUMPW='-> (bts_dump_write|vfs_write)\+0x0/'
 entry=$(grep -nE -- "$DUMPW" /tmp/cpu1-all.txt | tail -1 | cut -d: -f1)
-if [ -n "$entry" ]; then
+# Not on the BTS machine with a lockdep+KASAN kernel: QEMU runs guest
+# timers in host time while that guest runs its branches slowly, so a
+# timer interrupt, thousands of branches under lockdep and KASAN, lands in
+# nearly every window of 2730 (measured: the oldest record of the window
+# in sysvec_apic_timer_interrupt, the rest lockdep and KASAN code).
+debug_hw=
+hw && dmesg | grep -q 'KernelAddressSanitizer initialized' &&
+	debug_hw="lockdep+KASAN kernel on the emulated BTS: 2730 branches are less than a timer interrupt there"
+if [ -n "$debug_hw" ]; then
+	skip "CPU 1's history leads into the write of bts/dump" "$debug_hw"
+	skip "no lock is taken between that write and the snapshot" "$debug_hw"
+elif [ -n "$entry" ]; then
 	ok "CPU 1's history leads into the write of bts/dump ($(($(wc -l < /tmp/cpu1-all.txt) - entry)) records after it)"
 	is "no lock is taken between that write and the snapshot" \
 		"$(tail -n +"$entry" /tmp/cpu1-all.txt | grep -oE -- '-> (mutex_lock|cpus_read_lock|percpu_down_read|__mutex_lock)[a-z_]*\+0x0/' | head -3 | tr '\n' ' ')" ""
@@ -167,8 +178,15 @@ if [ -w /sys/devices/system/cpu/cpu1/online ]; then
 	echo 2730 > $B/nr_records
 	echo > $T/trace
 	taskset 2 sh -c "$workload"
-	# its newest records are the dump's write, made there after it came back
-	check "a CPU that came back online records again" sh -c "grep ' cpu=1 ' $T/trace | grep -qE -- '$DUMPW'"
+	# its newest records are the dump's write, made there after it came
+	# back (where the window is too short for that: a full window, 2730
+	# records since the CPU was armed again)
+	if [ -n "$debug_hw" ]; then
+		is "a CPU that came back online records again (a full window)" \
+			"$(grep -c ' cpu=1 ' $T/trace)" 2730
+	else
+		check "a CPU that came back online records again" sh -c "grep ' cpu=1 ' $T/trace | grep -qE -- '$DUMPW'"
+	fi
 
 	# Pausing (tracing_on 0) and hotplug: a CPU that comes online while
 	# paused stays paused until tracing is on again ...
