@@ -50,9 +50,8 @@
 #include "trace_bts.h"
 #include "bts_core.h"
 
-/* Bounds of nr_records: the largest hardware buffer is 64 KiB (2730). */
+/* Bounds of nr_records (BTS_NR_RECORDS_MAX in trace_bts.h). */
 #define BTS_NR_RECORDS_DEFAULT	2730
-#define BTS_NR_RECORDS_MAX	2730
 
 /* Tracer options (trace_options, options/). */
 #define BTS_OPT_USER		BIT(0)	/* record user-mode branches too */
@@ -94,6 +93,7 @@ static u64 bts_nr_records = BTS_NR_RECORDS_DEFAULT;
  */
 static struct bts_record *bts_scratch;
 static u64 bts_nr_records_min = 1;
+static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
 
 /*
  * The history of the CPU that writes bts/dump, taken before the write
@@ -107,7 +107,6 @@ static u64 bts_nr_records_min = 1;
  */
 static struct bts_record *bts_writer_recs;
 static atomic_t bts_writer_claimed;
-static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
 
 /* ------------------------------------------------------------------ */
 /* Writing histories into the ring buffer                              */
@@ -164,6 +163,26 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
  * the ring buffer refuses (tracing is off, as traceoff_on_warning turns
  * it off inside a WARN) is counted and shown in bts/capture.
  */
+/* Entries of the kept capture the ring buffer did not take. */
+static atomic64_t bts_capture_unwritten;
+
+static void notrace bts_emit_capture(unsigned int cpu)
+{
+	struct trace_array *tr = READ_ONCE(bts_trace);
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	unsigned int skip;
+
+	if (!tr || !bts_capture_get(cpu, &recs, &snap))
+		return;
+	/* The newest nr_records; the capture files hold all. */
+	skip = snap.count > bts_nr_records ? snap.count - bts_nr_records : 0;
+	snap.count -= skip;
+	/* Tracing off (traceoff_on_warning, tracing_on 0) or full: say so. */
+	atomic64_add(snap.count - bts_emit(tr, recs + skip, &snap),
+		     &bts_capture_unwritten);
+}
+
 /**
  * bts_emit_last_boot - write a previous boot's history into the ring buffer
  * @d:		its dump header (the previous boot's _stext and _etext)
@@ -213,26 +232,6 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
 	mutex_unlock(&bts_lock);
 	kvfree(moved);
 	return n == d->count ? 0 : -ENOSPC;
-}
-
-/* Entries of the kept capture the ring buffer did not take. */
-static atomic64_t bts_capture_unwritten;
-
-static void notrace bts_emit_capture(unsigned int cpu)
-{
-	struct trace_array *tr = READ_ONCE(bts_trace);
-	const struct bts_record *recs;
-	struct bts_snapshot snap;
-	unsigned int skip;
-
-	if (!tr || !bts_capture_get(cpu, &recs, &snap))
-		return;
-	/* The newest nr_records; the capture files hold all. */
-	skip = snap.count > bts_nr_records ? snap.count - bts_nr_records : 0;
-	snap.count -= skip;
-	/* Tracing off (traceoff_on_warning, tracing_on 0) or full: say so. */
-	atomic64_add(snap.count - bts_emit(tr, recs + skip, &snap),
-		     &bts_capture_unwritten);
 }
 
 /* ------------------------------------------------------------------ */

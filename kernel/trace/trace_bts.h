@@ -8,6 +8,9 @@
 #ifndef _KERNEL_TRACE_TRACE_BTS_H
 #define _KERNEL_TRACE_TRACE_BTS_H
 
+/* The most records a history has: the largest hardware buffer, 64 KiB. */
+#define BTS_NR_RECORDS_MAX	2730
+
 struct bts_dump_header;
 struct bts_snapshot;
 struct dentry;

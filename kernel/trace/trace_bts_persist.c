@@ -94,7 +94,7 @@ static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
  * @version:	BTS_PERSIST_VERSION
  * @head_size:	sizeof(struct bts_persist_head)
  * @region_size: size of the region it was written into
- * @slot_size:	bytes per CPU slot: a dump header and BTS_PERSIST_RECORDS
+ * @slot_size:	bytes per CPU slot: a dump header and BTS_NR_RECORDS_MAX
  * @nr_slots:	slots the region holds
  * @nr_written:	slots written, from the first (the faulting CPU's)
  * @reason:	enum bts_reason of the capture
@@ -125,11 +125,9 @@ struct bts_persist_head {
 	u32	build_id_size;
 };
 
-/* Records a slot keeps: the most any source captures. */
-#define BTS_PERSIST_RECORDS	2730
 #define BTS_PERSIST_SLOTS_AT	ALIGN(sizeof(struct bts_persist_head), 64)
 #define BTS_PERSIST_SLOT_SIZE	(sizeof(struct bts_dump_header) + \
-				 BTS_PERSIST_RECORDS * sizeof(struct bts_record))
+				 BTS_NR_RECORDS_MAX * sizeof(struct bts_record))
 
 /* This boot's region, mapped; NULL without one. */
 static void *bts_persist_region;
@@ -175,7 +173,7 @@ static bool bts_persist_put(void *region, u32 i, unsigned int cpu)
 
 	if (!bts_capture_get(cpu, &recs, &snap))
 		return false;
-	snap.count = min(snap.count, BTS_PERSIST_RECORDS);
+	snap.count = min(snap.count, BTS_NR_RECORDS_MAX);
 	bts_fill_capture_header(slot, &snap, cpu);
 	memcpy(slot + 1, recs, snap.count * sizeof(*recs));
 	return true;
@@ -255,7 +253,7 @@ static const char *bts_persist_invalid(struct bts_persist_head *h)
 		if (memcmp(d->magic, BTS_DUMP_MAGIC, sizeof(BTS_DUMP_MAGIC)) ||
 		    d->header_size != sizeof(*d) ||
 		    d->record_size != sizeof(struct bts_record) ||
-		    d->count > BTS_PERSIST_RECORDS)
+		    d->count > BTS_NR_RECORDS_MAX)
 			return "a CPU's history is malformed";
 	}
 	return NULL;

@@ -54,9 +54,11 @@ history_diag() {
 # for the hardware source the jump out of the indirect-call thunk; the
 # software source sees only calls into traceable functions, and nothing
 # in kernel/trace or the "1"'s parsing is: its vfs_write), and after that
-# no lock is taken before the freeze. (Before the dump took the writer's
-# history first, mutex_lock and cpus_read_lock came between; on a lockdep
-# kernel their dependency walk filled the whole history.)
+# no lock is taken and nothing copied from user space before the freeze
+# (the hardware source sees the calls that parse the "1"). (Before the
+# dump took the writer's history first, mutex_lock and cpus_read_lock came
+# between; on a lockdep kernel their dependency walk filled the whole
+# history, and copy_from_user's might_fault() annotation is hundreds.)
 DUMPW='-> (bts_dump_write|vfs_write)\+0x0/'
 entry=$(grep -nE -- "$DUMPW" /tmp/cpu1-all.txt | tail -1 | cut -d: -f1)
 # Not on the BTS machine with a lockdep+KASAN kernel: QEMU runs guest
@@ -69,15 +71,15 @@ hw && dmesg | grep -q 'KernelAddressSanitizer initialized' &&
 	debug_hw="lockdep+KASAN kernel on the emulated BTS: 2730 branches are less than a timer interrupt there"
 if [ -n "$debug_hw" ]; then
 	skip "CPU 1's history leads into the write of bts/dump" "$debug_hw"
-	skip "no lock is taken between that write and the snapshot" "$debug_hw"
+	skip "no lock is taken and nothing copied from user space between that write and the snapshot" "$debug_hw"
 elif [ -n "$entry" ]; then
 	ok "CPU 1's history leads into the write of bts/dump ($(($(wc -l < /tmp/cpu1-all.txt) - entry)) records after it)"
-	is "no lock is taken between that write and the snapshot" \
-		"$(tail -n +"$entry" /tmp/cpu1-all.txt | grep -oE -- '-> (mutex_lock|cpus_read_lock|percpu_down_read|__mutex_lock)[a-z_]*\+0x0/' | head -3 | tr '\n' ' ')" ""
+	is "no lock is taken and nothing copied from user space between that write and the snapshot" \
+		"$(tail -n +"$entry" /tmp/cpu1-all.txt | grep -oE -- '-> (mutex_lock|cpus_read_lock|percpu_down_read|__mutex_lock|kstrtoul?l?_from_user|_copy_from_user)[a-z_]*\+0x0/' | head -3 | tr '\n' ' ')" ""
 else
 	not_ok "CPU 1's history leads into the write of bts/dump"
 	history_diag /tmp/cpu1-all.txt
-	skip "no lock is taken between that write and the snapshot" "no write in the history"
+	skip "no lock is taken and nothing copied from user space between that write and the snapshot" "no write in the history"
 fi
 # The workload's writes before it. Not on a lockdep+KASAN kernel with the
 # hardware source: there, from one write to the next system call's dump
