@@ -75,4 +75,59 @@ struct bts_dump_header {
 	__u64	reserved;
 };
 
+/*
+ * Where a crash dump (/proc/vmcore, makedumpfile's ELF output) holds the
+ * kept fault capture. VMCOREINFO carries "BTS_TABLE=<hex>": the physical
+ * address of a struct bts_vmcore_table, followed by @nr_slots slots of
+ * @slot_size bytes. The crash path of the panicking kernel (all other
+ * CPUs stopped) fills the first @nr_written slots, the faulting CPU's
+ * first, and writes @magic last: a table without its magic was never
+ * filled (the crash path did not reach bts). Physical addresses and page
+ * frames are those of the crashed kernel's memory.
+ */
+#define BTS_VMCORE_MAGIC	"BTSCORE"	/* 7 chars and a NUL */
+#define BTS_VMCORE_VERSION	1
+/* The pages a slot's records span at most: 65,520 bytes from any offset. */
+#define BTS_VMCORE_PAGES	17
+
+/**
+ * struct bts_vmcore_table - the crash dump's index of the kept capture (48 bytes)
+ * @magic:	"BTSCORE\0", written last on the crash path
+ * @version:	BTS_VMCORE_VERSION
+ * @table_size:	sizeof(struct bts_vmcore_table); the slots start here
+ * @slot_size:	sizeof(struct bts_vmcore_slot)
+ * @nr_slots:	slots that follow (the crashed kernel's nr_cpu_ids)
+ * @nr_written:	slots filled, the faulting CPU's first; 0: no capture kept
+ * @page_size:	the crashed kernel's PAGE_SIZE
+ * @reason:	why the kept capture was taken (as bts_dump_header.reason)
+ * @fault_cpu:	the CPU it was taken on, or -1
+ * @reserved:	zero
+ */
+struct bts_vmcore_table {
+	char	magic[8];
+	__u32	version;
+	__u32	table_size;
+	__u32	slot_size;
+	__u32	nr_slots;
+	__u32	nr_written;
+	__u32	page_size;
+	__u32	reason;
+	__s32	fault_cpu;
+	__u64	reserved;
+};
+
+/**
+ * struct bts_vmcore_slot - one CPU's kept capture in a crash dump (336 bytes)
+ * @header:	its dump header, as the capture file would have it
+ * @recs_offset: byte offset of the first record in page @pfn[0]
+ * @nr_pages:	entries of @pfn used
+ * @pfn:	the page frames holding the @header.count records, in order
+ */
+struct bts_vmcore_slot {
+	struct bts_dump_header header;
+	__u32	recs_offset;
+	__u32	nr_pages;
+	__u64	pfn[BTS_VMCORE_PAGES];
+};
+
 #endif /* _UAPI_LINUX_BTS_H */
