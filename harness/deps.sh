@@ -15,6 +15,8 @@ pkgs=(
 	# hardware scenarios: upstream perf's intel_bts as a reference,
 	# gdb and capstone for the execution-trace validation
 	linux-perf gdb python3-capstone kexec-tools
+	# kdump scenarios: makedumpfile in the guest (63-kdump)
+	makedumpfile
 )
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

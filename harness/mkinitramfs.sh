@@ -42,6 +42,9 @@ if command -v perf >/dev/null; then
 fi
 # kexec-tools, for kexec into the same kernel with bts armed (80-hw-kexec)
 [ -x /sbin/kexec ] && copy_prog /sbin/kexec sbin/kexec
+# makedumpfile, for the crash kernel's dump of the crashed one (63-kdump)
+md=$(command -v makedumpfile || true)
+[ -n "$md" ] && copy_prog "$md" usr/sbin/makedumpfile
 
 cp -r "$top/tools/testing/selftests/bts" "$root/tests"
 # test programs with known branches: static, no PIE, no CET (see branchy.c)

@@ -193,6 +193,8 @@ DECLARE_STATIC_KEY_FALSE(bts_stop_key);
 void __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs);
 void __bts_fault_warn_done(void);
 void __bts_crash_stop_this_cpu(void);
+DECLARE_STATIC_KEY_FALSE(bts_crash_save_key);
+void __bts_crash_save(void);
 
 /**
  * bts_fault_freeze - freeze this CPU's branch history at a fault
@@ -238,12 +240,28 @@ static __always_inline void bts_crash_stop_this_cpu(void)
 		__bts_crash_stop_this_cpu();
 }
 
+/**
+ * bts_crash_save - index the kept capture for the crash kernel
+ *
+ * Called on the kdump path on the panicking CPU, after the other CPUs
+ * have stopped: fills the table VMCOREINFO names (BTS_TABLE=) with where
+ * each CPU's captured history is, so that a reader of /proc/vmcore finds
+ * it. One static branch unless a crash kernel was reserved at boot.
+ * No locks, no allocation.
+ */
+static __always_inline void bts_crash_save(void)
+{
+	if (static_branch_unlikely(&bts_crash_save_key))
+		__bts_crash_save();
+}
+
 #else /* !CONFIG_BTS_TRACER */
 
 static inline void bts_fault_freeze(enum bts_reason reason,
 				    struct pt_regs *regs) { }
 static inline void bts_fault_warn_done(void) { }
 static inline void bts_crash_stop_this_cpu(void) { }
+static inline void bts_crash_save(void) { }
 
 #endif /* CONFIG_BTS_TRACER */
 

@@ -108,6 +108,9 @@ static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
 static struct bts_record *bts_writer_recs;
 static atomic_t bts_writer_claimed;
 
+/* The running kernel's GNU build ID in hex, for ftrace:bts_history. */
+static char bts_build_id_hex[2 * BUILD_ID_SIZE_MAX + 1] __ro_after_init;
+
 /* ------------------------------------------------------------------ */
 /* Writing histories into the ring buffer                              */
 
@@ -117,8 +120,10 @@ static atomic_t bts_writer_claimed;
  * @recs:	the history, oldest first
  * @snap:	what it is
  *
- * One ftrace:bts entry per record, on the writing CPU's buffer; the
- * entry's cpu field says whose history it is. Any context: the ring
+ * One ftrace:bts_history entry (the CPU, its kernel's _stext, KASLR
+ * offset, release and build ID), then one ftrace:bts entry per record,
+ * on the writing CPU's buffer; the entries' cpu field says whose history
+ * it is. Any context: the ring
  * buffer is NMI safe and this allocates nothing.
  *
  * Return: the number of entries written (less than snap->count when the
@@ -130,10 +135,28 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 {
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	unsigned int trace_ctx = tracing_gen_ctx();
+	struct bts_history_entry *head;
 	struct ring_buffer_event *event;
 	struct bts_entry *entry;
 	unsigned int i;
 
+	if (!snap->count)
+		return 0;
+	/* What a reader of the console needs to symbolize what follows. */
+	event = trace_buffer_lock_reserve(buffer, TRACE_BTS_HISTORY,
+					  sizeof(*head), trace_ctx);
+	if (event) {
+		head = ring_buffer_event_data(event);
+		head->stext = (unsigned long)_stext;
+		head->kaslr = kaslr_offset();
+		head->cpu = snap->cpu;
+		head->nr = snap->count;
+		head->reason = snap->reason;
+		strscpy(head->release, init_utsname()->release,
+			sizeof(head->release));
+		memcpy(head->build_id, bts_build_id_hex, sizeof(head->build_id));
+		trace_buffer_unlock_commit_nostack(buffer, event);
+	}
 	for (i = 0; i < snap->count; i++) {
 		event = trace_buffer_lock_reserve(buffer, TRACE_BTS,
 						  sizeof(*entry), trace_ctx);
@@ -614,8 +637,10 @@ static void __init bts_init_build_id(void)
 {
 	/* Kbuild links vmlinux with --build-id=sha1: 20 bytes. */
 	if (!build_id_parse_buf(&__start_notes, bts_build_id,
-				&__stop_notes - &__start_notes))
+				&__stop_notes - &__start_notes)) {
 		bts_build_id_size = BUILD_ID_SIZE_MAX;
+		bin2hex(bts_build_id_hex, bts_build_id, bts_build_id_size);
+	}
 }
 
 /**
@@ -1218,6 +1243,30 @@ static struct trace_event bts_trace_event = {
 	.funcs		= &bts_entry_funcs,
 };
 
+/* The same text as the event's print format: bts-dump parses both. */
+static enum print_line_t bts_history_print(struct trace_iterator *iter,
+					   int flags, struct trace_event *event)
+{
+	struct bts_history_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq,
+			 "bts_history cpu:%u nr:%u reason:%u stext:0x%lx kaslr:0x%lx release:%s build_id:%s\n",
+			 field->cpu, field->nr, field->reason, field->stext,
+			 field->kaslr, field->release, field->build_id);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions bts_history_funcs = {
+	.trace		= bts_history_print,
+	.raw		= bts_history_print,
+};
+
+static struct trace_event bts_history_event = {
+	.type		= TRACE_BTS_HISTORY,
+	.funcs		= &bts_history_funcs,
+};
+
 /* ------------------------------------------------------------------ */
 /* The tracer                                                           */
 
@@ -1323,6 +1372,8 @@ static __init int bts_tracer_register(void)
 	bts_init_build_id();
 	if (!register_trace_event(&bts_trace_event))
 		pr_warn("cannot register the ftrace:bts output\n");
+	if (!register_trace_event(&bts_history_event))
+		pr_warn("cannot register the ftrace:bts_history output\n");
 	ret = register_tracer(&bts_tracer);
 	if (ret)
 		return ret;
