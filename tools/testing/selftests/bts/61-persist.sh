@@ -20,6 +20,9 @@
 . ./lib-oops.sh
 NAME=${PERSIST_TEST:-61-persist}
 REGION=${PERSIST_REGION:-0x30000000:1M}
+# PERSIST_MODE=oops (65-persist-oops): boot 1 oopses with panic_on_oops=1,
+# boot 2 checks that the capture kept is the oops's, and that is all
+MODE=${PERSIST_MODE:-panic}
 STATE=/host/$NAME.state
 LB=$B/last_boot
 boot=$(cat $STATE 2>/dev/null || echo 1)
@@ -44,37 +47,57 @@ panic_now() {
 carry
 case $boot in
 1)
-	diag "boot 1: arm and panic"
+	diag "boot 1: arm and $MODE"
 	check "no last boot is shown before any panic" test ! -e $LB
 	check "the boot log names the region" sh -c "dmesg | grep -q \"persist: a panic's capture goes to region '$REGION'\""
 	echo bts > $T/current_tracer
 	keep
+	if [ "$MODE" = oops ]; then
+		echo 1 > /proc/sys/kernel/panic_on_oops
+		echo "BTS-GUEST: oops now, panic_on_oops=1" > /dev/kmsg
+		sh -c "echo EXCEPTION > $DIRECT"
+		not_ok "the guest survived an oops with panic_on_oops=1"
+		done_testing
+	fi
 	panic_now
 	;;
 2)
-	diag "boot 2: the panic's capture, from the last boot"
+	diag "boot 2: the capture kept at the $MODE, from the last boot"
 	check "bts/last_boot/info exists" test -f $LB/info
 	diag "$(tr '\t' ' ' < $LB/info | tr '\n' ';')"
 	info() { sed -n "s/^$1:\t//p" $LB/info; }
-	is "the reason is panic" "$(info reason)" panic
+	if [ "$MODE" = oops ]; then
+		reason=oops fn=lkdtm_EXCEPTION num=1
+		kasan_null_is_gpf && reason=GPF num=4
+	else
+		reason=panic fn=lkdtm_PANIC num=3
+	fi
+	is "the reason is $reason" "$(info reason)" $reason
 	is "the release is this kernel's" "$(info release)" "$(uname -r)"
 	is "every CPU's history was kept" "$(info histories)" "$(nproc)"
 	cpu=$(info cpu)
 	f=$LB/per_cpu/cpu$cpu/capture
-	check "the panicking CPU's capture is there" test -f $f
+	check "the faulting CPU's capture is there" test -f $f
 	cat $f > /tmp/lb.bin
 	is "it is in the dump format" "$(head -c 7 /tmp/lb.bin)" BTSDUMP
 	flags=$(u32 /tmp/lb.bin 28) count=$(u32 /tmp/lb.bin 20)
-	is "it is flagged as a capture of a panic" "$(( ${flags:-0} & 2 )):$(u32 /tmp/lb.bin 32)" 2:3
+	is "it is flagged as a capture, reason $reason" "$(( ${flags:-0} & 2 )):$(u32 /tmp/lb.bin 32)" 2:$num
 	[ "${count:-0}" -gt 0 ] && ok "it holds $count records" || not_ok "it holds records"
 	is "its size is the header and its records" "$(wc -c < /tmp/lb.bin)" \
 		$((192 + ${count:-0} * 24))
 	bts-dump -s /proc/kallsyms /tmp/lb.bin > /tmp/lb.txt 2>&1
 	diag "$(grep -m1 '<== FAULT' /tmp/lb.txt)"
-	check "bts-dump decodes it: the fault is the call from lkdtm_PANIC into panic" \
-		sh -c "grep '<== FAULT' /tmp/lb.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+	if [ "$MODE" = oops ]; then
+		# the history up to the fault: the newest call into lkdtm_*
+		# enters lkdtm_EXCEPTION (see lib-oops.sh)
+		check "bts-dump decodes it: lkdtm_EXCEPTION shortly before the fault" \
+			sh -c "sed '/<== FAULT/q' /tmp/lb.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
+	else
+		check "bts-dump decodes it: the fault is the call from lkdtm_PANIC into panic" \
+			sh -c "grep '<== FAULT' /tmp/lb.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+	fi
 	check "the boot log says the capture was found" \
-		sh -c "dmesg | grep -q 'persist: the last boot.s panic capture'"
+		sh -c "dmesg | grep -q 'persist: the last boot.s $reason capture'"
 	check "bts/last_boot is root only" sh -c "! su -s /bin/sh nobody -c 'cat $f' 2>/dev/null"
 	# for trace and trace-cmd: into the ring buffer, moved to this boot's
 	# addresses (bts is not the tracer now: the top level's buffer)
@@ -87,6 +110,12 @@ case $boot in
 	diag "$(grep -m1 '\[fault\]' /tmp/lbt.txt)"
 	diag "trace: $(wc -l < /tmp/lbt.txt) lines, $(entries_per_cpu /tmp/lbt.txt), buffer_size_kb $(cat $T/buffer_size_kb), tracing_on $(cat $T/tracing_on)"
 	grep -v '^#' /tmp/lbt.txt | head -3 | while read -r l; do diag "  $l"; done
+	if [ "$MODE" = oops ]; then
+		check "... and the newest call into lkdtm_* before its fault record enters lkdtm_EXCEPTION, named for this boot" \
+			sh -c "grep ' cpu=$cpu ' /tmp/lbt.txt | sed '/\[fault\]/q' | grep -- '-> lkdtm_' | tail -1 | grep -q -- '-> lkdtm_EXCEPTION+0x0/'"
+		done_testing
+		exit 0
+	fi
 	check "... its fault record the call into panic(), named for this boot" \
 		sh -c "grep '\[fault\]' /tmp/lbt.txt | grep -q -- 'lkdtm_PANIC+0x[0-9a-f]*/0x[0-9a-f]* -> panic+0x0/'"
 	keep
