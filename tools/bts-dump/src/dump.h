@@ -8,6 +8,7 @@
 #ifndef BTS_DUMP_DUMP_H
 #define BTS_DUMP_DUMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,7 @@ struct bts_dump {
 	/* Histories rebuilt from trace.dat or console text, not a dump file: */
 	const char *origin;	/* "trace.dat", "console"; NULL for a dump */
 	uint32_t missing;	/* records of the history that did not arrive */
+	bool header;		/* console: a bts_history line gave the header fields */
 	size_t seq;		/* order of reading, to keep it within a CPU */
 };
 

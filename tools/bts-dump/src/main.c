@@ -617,7 +617,8 @@ int main(int argc, char **argv)
 	if (opt.modules && resolver_add_modules(&r, opt.modules))
 		status = 1;
 	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
-	    (same_release(dumps, ndumps) || pend.mentions_release) &&
+	    (same_release(dumps, ndumps) || pend.header_release == 1 ||
+	     (pend.mentions_release && pend.header_release != 2)) &&
 	    access("/proc/kallsyms", R_OK) == 0) {
 		/*
 		 * Live system (or a console log naming its release): its
@@ -628,6 +629,25 @@ int main(int argc, char **argv)
 	}
 	r.st.want_names = r.st.want_names || pend.n > 0;
 	resolver_ready(&r);
+	/*
+	 * Is the vmlinux / symbol table the dumped kernel's? Before console
+	 * text is named: its bts_history lines carry the build ID too.
+	 */
+	for (size_t i = 0; i < ndumps; i++) {
+		char why[512];
+
+		if (!cpu_selected(&opt, dumps[i].cpu) ||
+		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
+			continue;
+		if (!opt.force) {
+			error_msg("%s; give that kernel's, or --force", why);
+			status = 1;
+			console_pending_free(&pend);
+			goto out;
+		}
+		warn_msg("%s; --force: using it anyway", why);
+		break;
+	}
 	if (pend.n) {
 		/* Console text names its addresses: back to numbers, by name. */
 		if (!r.have_syms) {
@@ -656,20 +676,6 @@ int main(int argc, char **argv)
 	console_pending_free(&pend);
 	if (ndumps)
 		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
-	for (size_t i = 0; i < ndumps; i++) {
-		char why[512];
-
-		if (!cpu_selected(&opt, dumps[i].cpu) ||
-		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
-			continue;
-		if (!opt.force) {
-			error_msg("%s; give that kernel's, or --force", why);
-			status = 1;
-			goto out;
-		}
-		warn_msg("%s; --force: using it anyway", why);
-		break;
-	}
 
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)
