@@ -569,6 +569,85 @@ $GC --kallsyms "$T/fk.syms" "$T/hr-same.recs" >"$T/hr-same.log"
 ok_if "console header: its release decides whether the running kernel's kallsyms is read, not a mention in the text" \
 	bash -c "'$BTS' '$T/hr-other.log' >/dev/null 2>'$T/hro.err'; grep -q 'give -s' '$T/hro.err' && { '$BTS' '$T/hr-same.log' >/dev/null 2>'$T/hrs.err'; ! grep -q 'give -s' '$T/hrs.err'; }"
 
+# --- --vmcore: the capture kept in a kdump crash dump ----------------------
+GV="python3 $(dirname "$0")/gen-vmcore.py"
+# CPU 1's oops capture and CPU 0's software history, as slots: records from
+# byte 4008 of a page (one record across two frames), frames out of order
+# in two PT_LOAD segments far apart.
+$GV -o "$T/core" "$T/cpu1.bts" "$T/cpu0.bts"
+run "$T/cpu1.bts" "$T/cpu0.bts" >"$T/core-ref.txt" 2>&1
+run -a --perf "$T/cpu1.bts" "$T/cpu0.bts" >"$T/core-ref-a.txt" 2>&1
+run --json "$T/cpu1.bts" "$T/cpu0.bts" | sed 's/"file":"[^"]*"/"file":F/' >"$T/core-ref.json"
+ok_if "vmcore: a core with two CPUs' slots prints what their capture files print, exit 0" \
+	bash -c "run() { '$BTS' -s '$S' \"\$@\"; }; run --vmcore '$T/core' >'$T/core.txt' 2>'$T/core.err' && [ ! -s '$T/core.err' ] && grep -q '^CPU 1: 9 records' '$T/core.txt' && diff '$T/core-ref.txt' '$T/core.txt' && run -a --perf --vmcore '$T/core' | diff '$T/core-ref-a.txt' - && run --json --vmcore '$T/core' | sed 's/\"file\":\"[^\"]*\"/\"file\":F/' | diff '$T/core-ref.json' -"
+$GV -o "$T/core-off" --recs-offset 0,4095 "$T/cpu1.bts" "$T/cpu0.bts"
+ok_if "vmcore: records from offset 0 and from the last byte of a page read the same" \
+	bash -c "'$BTS' -s '$S' --vmcore '$T/core-off' 2>&1 | diff '$T/core-ref.txt' -"
+$GV -o "$T/core-id" "$T/id-other.bts"
+"$BTS" -k "$FK" "$T/id-other.bts" 2>&1 >/dev/null | sed "s|$T/id-other.bts|FILE|" >"$T/cid-dump.err"
+ok_if "vmcore: another build's vmlinux is refused as for the capture file" \
+	bash -c "'$BTS' -k '$FK' --vmcore '$T/core-id' >'$T/cid.out' 2>'$T/cid.err'; [ \$? -eq 1 ] && ! grep -q keyed '$T/cid.out' && diff <(sed 's|$T/core-id|FILE|' '$T/cid.err') '$T/cid-dump.err'"
+one_line_vmcore() {	# FILE EXPECTED-REGEX [RECORD LINES STILL PRINTED]
+	"$BTS" -s "$S" --vmcore "$1" >"$T/vc.out" 2>"$T/vc.err"
+	local rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$T/vc.err")" -eq 1 ] && grep -qE "$2" "$T/vc.err" &&
+		[ "$(grep -cE '^ +[0-9]+ ' "$T/vc.out")" -eq "${3:-0}" ] && ! grep -qE 'Sanitizer|runtime error' "$T/vc.err"
+}
+vcase() {	# NAME REGEX KEPT gen-vmcore-options...
+	local name=$1 re=$2 kept=$3
+	shift 3
+	local f=$T/vcore-${#results[@]}
+	$GV -o "$f" "$@" "$T/cpu1.bts" "$T/cpu0.bts"
+	ok_if "vmcore: $name: one line, exit 1" one_line_vmcore "$f" "$re" "$kept"
+}
+vcase "truncated in the first slot's records (the other slot printed)" "^bts-dump: [^ ]+/vcore-[0-9]+: slot 0 \(cpu 1\) records, page 0 \(pfn 0x48003\): physical address 0x48003fa8 is at file offset 40872, past the end of the file \(38000 bytes\): truncated\?$" 3 --truncate 38000
+vcase "truncated in the program headers" "4 program headers at offset 64: past the end of the file \(200 bytes\)" 0 --truncate 200
+vcase "no VMCOREINFO" "^bts-dump: [^ ]+/vcore-[0-9]+: no VMCOREINFO note" 0 --no-vmcoreinfo
+vcase "no BTS_TABLE" "^bts-dump: [^ ]+/vcore-[0-9]+: no bts table in VMCOREINFO \(bts not built in, or no crash kernel reservation at boot\)$" 0 --no-bts-table
+vcase "unfilled table" "^bts-dump: [^ ]+/vcore-[0-9]+: bts table never filled: the crash path did not reach bts$" 0 --unfilled
+vcase "nr_written 0" ": no capture was kept: .* none of the 4 slots" 0 --nr-written 0
+vcase "nr_written over nr_slots" ": bts table at physical 0x1000100: offset 24: nr_written 3 is more than the 2 slots$" 0 --nr-written 3 --nr-slots 2
+vcase "a page frame in no PT_LOAD" ": slot 0 \(cpu 1\) records, page 1 \(pfn 0x30000\): physical address 0x30000000 is in no PT_LOAD segment" 3 --pfn-outside
+vcase "a bad slot header" ": slot 0 of the bts table at physical 0x1000100 \(physical 0x1000130\): header offset 0: bad magic" 3 --bad-slot-header
+vcase "records past p_filesz" ": physical address 0x48003fa8 is not in the dump: its PT_LOAD segment \(physical 0x48000000, 16384 bytes\) has only its first 12288 in the file" 3 --exclude-records
+vcase "KERNELOFFSET not the slots'" ": slot 0 \(cpu 1\): kaslr_offset 0x0, but VMCOREINFO has KERNELOFFSET=1200000: the bts table is not this crash's$" 0 --kerneloffset 1200000
+vcase "OSRELEASE not the slots'" "OSRELEASE=6.1.0-other: the bts table is not this crash's$" 0 --osrelease 6.1.0-other
+ok_if "vmcore: a file that is not an ELF core is one line" \
+	one_line_vmcore "$T/cpu1.bts" "not an ELF file"
+ok_if "vmcore: a core given as a dump file is one line pointing to --vmcore" \
+	one_line_error "$T/core" "an ELF core, not a dump: for a kdump crash dump give --vmcore "
+ok_if "vmcore: --help documents --vmcore" grep -q -- '--vmcore FILE' "$T/help.txt"
+# Bit flips and cuts of a good core: exit 0 or 1, never a crash or sanitizer report.
+python3 - "$T/core" "$T/vmut" <<'PY'
+import os, random, sys
+data = open(sys.argv[1], "rb").read()
+os.makedirs(sys.argv[2], exist_ok=True)
+rnd = random.Random(2)
+# where the headers, notes, table, slots and records are
+hot = [(0, 0x400), (0x1100, 0x1400), (0x9fa8, 0xa000), (0x3000, 0x3100), (0x8000, 0x8048)]
+for i in range(150):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 6)):
+        lo, hi = rnd.choice(hot)
+        b[rnd.randrange(lo, hi)] = rnd.choice([0, 0xff, rnd.randrange(256)])
+    if i % 5 == 0:
+        b = b[:rnd.randrange(len(b))]
+    open(os.path.join(sys.argv[2], "v%03d" % i), "wb").write(b)
+PY
+vmutants_ok() {
+	local f rc bad=0
+	for f in "$T"/vmut/v*; do
+		"$BTS" -s "$S" --vmcore "$f" >/dev/null 2>"$T/vmut.err"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$T/vmut.err" ||
+			{ [ $rc -eq 1 ] && [ ! -s "$T/vmut.err" ]; }; then
+			echo "$f: exit $rc"; head -3 "$T/vmut.err"; bad=1
+		fi
+	done
+	return $bad
+}
+ok_if "vmcore: 150 corrupted cores give exit 0 or 1 (with a message), never a crash or sanitizer report" vmutants_ok
+
 # --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
 MODS=$BINDIR/modules
 MBASE=ffffffffa0010000
