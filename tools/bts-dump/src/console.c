@@ -233,7 +233,6 @@ static uint64_t timestamp(const char *line, const char *entry)
 /* One history being put together, per the history's CPU. */
 struct building {
 	bool open;
-	bool header;		/* opened by a bts_history line */
 	uint32_t cpu, nr, reason, next_pos, missing;
 	size_t dump;
 };
@@ -330,7 +329,7 @@ static void add_entry(struct state *st, const struct entry *e)
 	}
 	d = &st->list->d[b->dump];
 	if (!d->count) {
-		/* A bts_history line opened it: the first record tells the rest. */
+		/* Its first record: the time and source (no bts_history line gives them). */
 		d->timestamp_ns = e->ts_ns;
 		d->source = e->sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
 		snprintf(d->source_name, sizeof(d->source_name), "%s", e->sw ? "sw" : "intel_bts");
@@ -442,7 +441,6 @@ static void add_history(struct state *st, const struct history_line *h, uint64_t
 
 	finish(st, b);
 	d = open_history(st, b, h->cpu, h->nr, rec_reason);
-	b->header = true;
 	d->header = true;
 	d->reason = h->reason;
 	d->flags = h->reason ? BTS_DUMP_CAPTURE : 0;
