@@ -244,6 +244,7 @@ struct state {
 	struct building *b;
 	size_t nb;
 	size_t entries, first;
+	size_t bad_headers, bad_header_line;	/* malformed bts_history lines */
 	const char *release;
 };
 
@@ -282,34 +283,53 @@ static void add_ref(struct state *st, const struct console_ref *r, const char *n
 		o->mod = pool_add(pend, mod, r->mod_len);
 }
 
-static void add_entry(struct state *st, const struct entry *e)
+/* A new history of @cpu in @b, its dump at the end of the list. */
+static struct bts_dump *open_history(struct state *st, struct building *b, uint32_t cpu,
+				     uint32_t nr, uint32_t reason)
 {
-	struct building *b = NULL;
 	struct bts_dump *d;
 
+	*b = (struct building){ .open = true, .cpu = cpu, .nr = nr, .reason = reason,
+				.dump = st->list->n };
+	d = dump_list_add(st->list);
+	d->path = xstrdup(st->path);
+	d->origin = "console";
+	d->version = BTS_VERSION;
+	d->header_size = BTS_V1_HEADER_SIZE;
+	d->record_size = BTS_V1_RECORD_SIZE;
+	d->cpu = cpu;
+	d->reason = reason;
+	d->flags = reason ? BTS_DUMP_CAPTURE : 0;
+	d->fault_index = BTS_NO_FAULT;
+	return d;
+}
+
+static struct building *building_of(struct state *st, uint32_t cpu)
+{
+	struct building *b;
+
 	for (size_t i = 0; i < st->nb; i++)
-		if (st->b[i].cpu == e->cpu)
-			b = &st->b[i];
-	if (!b) {
-		st->b = xrealloc(st->b, (st->nb + 1) * sizeof(*st->b));
-		b = &st->b[st->nb++];
-		memset(b, 0, sizeof(*b));
-		b->cpu = e->cpu;
-	}
+		if (st->b[i].cpu == cpu)
+			return &st->b[i];
+	st->b = xrealloc(st->b, (st->nb + 1) * sizeof(*st->b));
+	b = &st->b[st->nb++];
+	memset(b, 0, sizeof(*b));
+	b->cpu = cpu;
+	return b;
+}
+
+static void add_entry(struct state *st, const struct entry *e)
+{
+	struct building *b = building_of(st, e->cpu);
+	struct bts_dump *d;
+
 	if (!b->open || e->pos < b->next_pos || e->nr != b->nr || e->reason != b->reason) {
 		finish(st, b);
-		*b = (struct building){ .open = true, .cpu = e->cpu, .nr = e->nr,
-					.reason = e->reason, .dump = st->list->n };
-		d = dump_list_add(st->list);
-		d->path = xstrdup(st->path);
-		d->origin = "console";
-		d->version = BTS_VERSION;
-		d->header_size = BTS_V1_HEADER_SIZE;
-		d->record_size = BTS_V1_RECORD_SIZE;
-		d->cpu = e->cpu;
-		d->reason = e->reason;
-		d->flags = e->reason ? BTS_DUMP_CAPTURE : 0;
-		d->fault_index = BTS_NO_FAULT;
+		open_history(st, b, e->cpu, e->nr, e->reason);
+	}
+	d = &st->list->d[b->dump];
+	if (!d->count) {
+		/* Its first record: the time and source (no bts_history line gives them). */
 		d->timestamp_ns = e->ts_ns;
 		d->source = e->sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
 		snprintf(d->source_name, sizeof(d->source_name), "%s", e->sw ? "sw" : "intel_bts");
@@ -317,7 +337,6 @@ static void add_entry(struct state *st, const struct entry *e)
 	if (e->pos > b->next_pos)
 		b->missing += e->pos - b->next_pos;
 	b->next_pos = e->pos + 1;
-	d = &st->list->d[b->dump];
 	if ((d->count & (d->count - 1)) == 0 || !d->records)
 		d->records = xrealloc(d->records, (d->count ? d->count * 2 : 1) * sizeof(*d->records));
 	d->records[d->count] = (struct bts_rec){
@@ -329,8 +348,118 @@ static void add_entry(struct state *st, const struct entry *e)
 	st->entries++;
 }
 
-static void parse_line(struct state *st, const char *line, const char *end)
+/* The fields of a bts_history line. */
+struct history_line {
+	uint32_t cpu, nr, reason;
+	uint64_t stext, kaslr;
+	char release[65];
+	uint8_t build_id[BTS_BUILD_ID_MAX];
+	uint32_t build_id_size;
+};
+
+/* "KEY:VALUE" token: VALUE's start and length, or false. */
+static bool field(const char **p, const char *end, const char *key, const char **v, size_t *n)
 {
+	size_t k = strlen(key);
+	const char *t;
+	size_t len;
+
+	if (!token(p, end, &t, &len) || len < k || memcmp(t, key, k))
+		return false;
+	*v = t + k;
+	*n = len - k;
+	return true;
+}
+
+static bool field_u32(const char **p, const char *end, const char *key, uint32_t *out)
+{
+	const char *v;
+	size_t n;
+	uint64_t x;
+
+	if (!field(p, end, key, &v, &n) || !parse_u(v, n, 10, &x) || x > UINT32_MAX)
+		return false;
+	*out = (uint32_t)x;
+	return true;
+}
+
+static bool field_hex(const char **p, const char *end, const char *key, uint64_t *out)
+{
+	const char *v;
+	size_t n;
+
+	return field(p, end, key, &v, &n) && n > 2 && n <= 18 && v[0] == '0' && v[1] == 'x' &&
+	       parse_u(v + 2, n - 2, 16, out);
+}
+
+/*
+ * The line the kernel prints before each CPU's history, starting at
+ * "bts_history " in [p, end):
+ *   bts_history cpu:%u nr:%u reason:%u stext:0x%lx kaslr:0x%lx release:%s build_id:%s
+ * All of it, exactly, or false: a header is never trusted in part.
+ */
+static bool parse_history(const char *p, const char *end, struct history_line *h)
+{
+	const char *v, *t;
+	size_t n;
+	uint64_t x;
+
+	memset(h, 0, sizeof(*h));
+	p += strlen("bts_history ");
+	if (!field_u32(&p, end, "cpu:", &h->cpu) || !field_u32(&p, end, "nr:", &h->nr) ||
+	    !field_u32(&p, end, "reason:", &h->reason) || !field_hex(&p, end, "stext:", &h->stext) ||
+	    !field_hex(&p, end, "kaslr:", &h->kaslr))
+		return false;
+	if (!field(&p, end, "release:", &v, &n) || n >= sizeof(h->release))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < 0x21 || v[i] > 0x7e)
+			return false;
+	memcpy(h->release, v, n);
+	/* build_id: nothing when unknown, else 2 hex digits a byte, 20 bytes at most. */
+	if (!field(&p, end, "build_id:", &v, &n) || n % 2 || n > 2 * BTS_BUILD_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n; i += 2) {
+		if (!parse_u(v + i, 2, 16, &x))
+			return false;
+		h->build_id[i / 2] = (uint8_t)x;
+	}
+	h->build_id_size = (uint32_t)(n / 2);
+	return !token(&p, end, &t, &n);		/* and nothing after it */
+}
+
+/*
+ * A bts_history line: the next history of its CPU starts here, with the
+ * dump header fields it gives. Records of that CPU with its nr join it.
+ */
+static void add_history(struct state *st, const struct history_line *h, uint64_t ts_ns)
+{
+	struct building *b = building_of(st, h->cpu);
+	/* Records name reasons 1..5 only; others print none (0). */
+	uint32_t rec_reason = h->reason < ARRAY_SIZE(reasons) ? h->reason : 0;
+	struct bts_dump *d;
+
+	finish(st, b);
+	d = open_history(st, b, h->cpu, h->nr, rec_reason);
+	d->header = true;
+	d->reason = h->reason;
+	d->flags = h->reason ? BTS_DUMP_CAPTURE : 0;
+	d->stext = h->stext;
+	d->kaslr_offset = h->kaslr;
+	d->timestamp_ns = ts_ns;
+	d->source = BTS_SOURCE_NONE;
+	memcpy(d->release, h->release, sizeof(d->release));
+	memcpy(d->build_id, h->build_id, sizeof(d->build_id));
+	d->build_id_size = h->build_id_size;
+	/* The running kernel's release, or another's: the header says which. */
+	if (st->release && st->pend->header_release != 2)
+		st->pend->header_release = strcmp(h->release, st->release) ? 2 : 1;
+}
+
+static void parse_line(struct state *st, const char *line, const char *end, size_t lineno)
+{
+	static const char hist[] = "bts_history cpu:";
+	struct history_line h;
 	struct entry e;
 
 	if (end > line && end[-1] == '\r')
@@ -343,6 +472,16 @@ static void parse_line(struct state *st, const char *line, const char *end)
 				st->pend->mentions_release = true;
 				break;
 			}
+	}
+	for (const char *p = line; p + sizeof(hist) - 1 < end; p++) {
+		if (memcmp(p, hist, sizeof(hist) - 1) || (p > line && p[-1] != ' '))
+			continue;
+		if (parse_history(p, end, &h)) {
+			add_history(st, &h, timestamp(line, p));
+		} else if (!st->bad_headers++) {
+			st->bad_header_line = lineno;
+		}
+		return;
 	}
 	for (const char *p = line; p + 4 < end; p++) {
 		if (memcmp(p, "cpu=", 4) || (p > line && p[-1] != ' '))
@@ -383,7 +522,7 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 				break;
 			lineno++;
 			if (!skipping)
-				parse_line(&st, buf + start, eol);
+				parse_line(&st, buf + start, eol, lineno);
 			skipping = false;
 			start = (size_t)(eol - buf) + 1;
 		}
@@ -406,9 +545,12 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 	free(st.b);
 	if (ret)
 		return ret;
-	if (!st.entries)
+	if (list->n == st.first)
 		return error_msg("%s: no bts lines (\"cpu=N POS/NR FROM -> TO\"): not a dump, trace.dat or console log with bts entries",
 				 path);
+	if (st.bad_headers)
+		warn_msg("%s: line %zu: %zu bts_history line%s not exactly \"bts_history cpu:N nr:N reason:N stext:0xX kaslr:0xX release:R build_id:HEX\" (cut, or mixed with other output); left out, the histories after them read without their header",
+			 path, st.bad_header_line, st.bad_headers, st.bad_headers == 1 ? "" : "s");
 	if (cut)
 		warn_msg("%s: the last line has no end (cut short?); left it out", path);
 	return 0;
@@ -541,6 +683,28 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 {
 	size_t missing = 0, ambiguous = 0, beyond = 0;
 	const struct console_ref *first = NULL, *first_beyond = NULL;
+	uint64_t *bias = xcalloc(list->n ? list->n : 1, sizeof(*bias));
+
+	/*
+	 * A history with a bts_history line is given runtime addresses, as a
+	 * dump has: the symbol table's moved by where that kernel's _stext
+	 * was (or its KASLR offset), as resolver_set_dump() moves them back.
+	 * Raw numbers (%pS found no symbol) are runtime addresses already;
+	 * until then they are taken to the table's addresses like the rest.
+	 */
+	for (size_t i = 0; i < list->n; i++) {
+		const struct bts_dump *d = &list->d[i];
+
+		if (!d->header)
+			continue;
+		if (st->stext && d->stext)
+			bias[i] = d->stext - st->stext;
+		else if (st->link_addresses)
+			bias[i] = d->kaslr_offset;
+	}
+	for (size_t i = 0; i < pend->n; i++)
+		if (pend->refs[i].raw)
+			pend->refs[i].value -= bias[pend->refs[i].dump];
 
 	for (size_t i = 0; i < pend->n; i++) {
 		const struct console_ref *r = &pend->refs[i];
@@ -570,8 +734,18 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 			rec->from = addr;
 	}
 	ambiguous = disambiguate(pend, list, st, res);
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
+		uint64_t *addr = r->which ? &rec->to : &rec->from;
+
+		/* (a name not found stays 0) */
+		if (bias[r->dump] && (r->raw || *addr))
+			*addr += bias[r->dump];
+	}
+	free(bias);
 	for (size_t i = 0; i < list->n; i++)
-		if (list->d[i].origin && !strcmp(list->d[i].origin, "console"))
+		if (list->d[i].origin && !strcmp(list->d[i].origin, "console") && !list->d[i].header)
 			list->d[i].stext = st->stext;
 	if (beyond) {
 		/* sym+off past the end of sym here: these are not the printing kernel's symbols. */

@@ -26,6 +26,8 @@ struct console_pending {
 	char *pool;			/* symbol and module names */
 	size_t pool_len, pool_cap;
 	bool mentions_release;		/* the text names the running kernel's release */
+	/* bts_history lines: 0 none, 1 all of the running kernel's release, 2 not */
+	int header_release;
 };
 
 /* Whether @buf (the first bytes of a file) reads as text. */

@@ -142,6 +142,12 @@ static void copy_records(struct bts_dump *d, const uint8_t *p)
 	}
 }
 
+int bts_dump_check_header(const uint8_t *buf, size_t avail, size_t len, struct bts_dump *d,
+			  char *err, size_t errlen)
+{
+	return parse_header(buf, avail, len, d, err, errlen);
+}
+
 int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
 		   char *err, size_t errlen)
 {

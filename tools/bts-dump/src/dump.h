@@ -8,6 +8,7 @@
 #ifndef BTS_DUMP_DUMP_H
 #define BTS_DUMP_DUMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,31 @@
 #define BTS_OFF_RESERVED	184
 #define BTS_BUILD_ID_MAX	20
 
+/*
+ * A crash dump's index of the kept capture (struct bts_vmcore_table and
+ * struct bts_vmcore_slot in include/uapi/linux/bts.h), found by the
+ * VMCOREINFO line "BTS_TABLE=<hex physical address>".
+ */
+#define BTS_VMCORE_MAGIC	"BTSCORE"	/* and a NUL: 8 bytes */
+#define BTS_VMCORE_VERSION	1
+#define BTS_VMCORE_PAGES	17
+#define BTS_VMCORE_TABLE_SIZE	48
+#define BTS_VMCORE_SLOT_SIZE	336
+/* struct bts_vmcore_table */
+#define BTS_VT_OFF_MAGIC	0
+#define BTS_VT_OFF_VERSION	8
+#define BTS_VT_OFF_TABLE_SIZE	12
+#define BTS_VT_OFF_SLOT_SIZE	16
+#define BTS_VT_OFF_NR_SLOTS	20
+#define BTS_VT_OFF_NR_WRITTEN	24
+#define BTS_VT_OFF_PAGE_SIZE	28
+#define BTS_VT_OFF_REASON	32
+#define BTS_VT_OFF_FAULT_CPU	36
+/* struct bts_vmcore_slot: the dump header, then */
+#define BTS_VS_OFF_RECS_OFFSET	192
+#define BTS_VS_OFF_NR_PAGES	196
+#define BTS_VS_OFF_PFN		200
+
 struct bts_rec {
 	uint64_t from;
 	uint64_t to;
@@ -97,6 +123,7 @@ struct bts_dump {
 	/* Histories rebuilt from trace.dat or console text, not a dump file: */
 	const char *origin;	/* "trace.dat", "console"; NULL for a dump */
 	uint32_t missing;	/* records of the history that did not arrive */
+	bool header;		/* console: a bts_history line gave the header fields */
 	size_t seq;		/* order of reading, to keep it within a CPU */
 };
 
@@ -119,6 +146,14 @@ struct bts_dump *dump_list_add(struct dump_list *list);
  */
 int bts_dump_parse(const uint8_t *buf, size_t len, struct bts_dump *d,
 		   char *err, size_t errlen);
+
+/*
+ * bts_dump_check_header() - validate a header alone, as bts_dump_parse()
+ * does, for a dump of @len bytes of which the first @avail are in @buf
+ * (at least BTS_V1_HEADER_SIZE). Fills @d but not its records.
+ */
+int bts_dump_check_header(const uint8_t *buf, size_t avail, size_t len, struct bts_dump *d,
+			  char *err, size_t errlen);
 
 /* Read and parse @path; prints "bts-dump: PATH: offset N: ..." on error. */
 int bts_dump_load(const char *path, struct bts_dump *d);

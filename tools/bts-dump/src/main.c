@@ -21,6 +21,7 @@
 #include "event.h"
 #include "console.h"
 #include "tracedat.h"
+#include "vmcore.h"
 
 #define BTS_DUMP_VERSION_STRING	"1.1"
 
@@ -37,6 +38,9 @@ static const char *const usage_lines[] = {
 	"  input:",
 	"    -t, --tracing-dir DIR  read DIR/bts/per_cpu/cpu*/records (or capture)",
 	"        --capture          read the fault captures instead of the records",
+	"        --vmcore FILE      the capture kept in a kdump crash dump (/proc/vmcore",
+	"                           copied, or makedumpfile -E output), as its capture",
+	"                           files would give it; with -k the crashed kernel's vmlinux",
 	"    -c, --cpu LIST         only these CPUs, e.g. 0,2-3",
 	"  symbols and decoding:",
 	"    -s, --symbols FILE     /proc/kallsyms or a System.map (modules from kallsyms)",
@@ -86,6 +90,7 @@ static const char *const usage_lines[] = {
 	"    bts-dump --capture -t /sys/kernel/tracing -k vmlinux -F -n 40",
 	"    bts-dump -s System.map -k vmlinux cpu*/capture",
 	"    bts-dump -k vmlinux trace.dat",
+	"    bts-dump --vmcore /var/crash/vmcore -k vmlinux",
 	"    bts-dump -s System.map -k vmlinux serial.log",
 	"    bts-dump --folded -t /sys/kernel/tracing | flamegraph.pl > bts.svg",
 	NULL,
@@ -107,6 +112,7 @@ struct options {
 	const char *vmlinux;
 	const char *kcore;
 	const char *modules;
+	const char *vmcore;
 	bool no_symbols;
 	bool force;
 	bool capture;
@@ -394,6 +400,10 @@ static int load_input(const char *path, struct dump_list *list, struct resolver 
 		return ret;
 	}
 	close(fd);
+	/* An ELF core (e_type ET_CORE): a crash dump, read with --vmcore. */
+	if (got >= 18 && !memcmp(head, "\177ELF", 4) && head[16] == 4 && head[17] == 0)
+		return error_msg("%s: an ELF core, not a dump: for a kdump crash dump give --vmcore %s",
+				 path, path);
 	if (bts_dump_load(path, dump_list_add(list))) {
 		list->n--;
 		return -1;
@@ -418,6 +428,7 @@ enum {
 	OPT_AROUND,
 	OPT_CONTEXT,
 	OPT_NO_SUMMARY,
+	OPT_VMCORE,
 };
 
 int main(int argc, char **argv)
@@ -425,6 +436,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "tracing-dir", required_argument, NULL, 't' },
 		{ "capture", no_argument, NULL, OPT_CAPTURE },
+		{ "vmcore", required_argument, NULL, OPT_VMCORE },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "symbols", required_argument, NULL, 's' },
 		{ "vmlinux", required_argument, NULL, 'k' },
@@ -476,6 +488,13 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CAPTURE:
 			opt.capture = true;
+			break;
+		case OPT_VMCORE:
+			if (opt.vmcore) {
+				error_msg("--vmcore: give one crash dump");
+				return 2;
+			}
+			opt.vmcore = optarg;
 			break;
 		case 'c':
 			if (parse_cpus(&opt, optarg))
@@ -589,14 +608,16 @@ int main(int argc, char **argv)
 			add_path(&in, argv[i]);
 		}
 	}
-	if (!in.n) {
+	if (!in.n && !opt.vmcore) {
 		if (status)
 			return status;
-		error_msg("no input: give dump files, a directory or --tracing-dir (see --help)");
+		error_msg("no input: give dump files, a directory, --tracing-dir or --vmcore (see --help)");
 		return 2;
 	}
 
 	resolver_init(&r);
+	if (opt.vmcore && vmcore_load(opt.vmcore, -1, &list))
+		status = 1;
 	for (size_t i = 0; i < in.n; i++) {
 		if (load_input(in.paths[i], &list, &r, !opt.symbols && !opt.vmlinux, &pend))
 			status = 1;
@@ -617,7 +638,8 @@ int main(int argc, char **argv)
 	if (opt.modules && resolver_add_modules(&r, opt.modules))
 		status = 1;
 	if (!opt.symbols && !opt.vmlinux && !opt.no_symbols && ndumps && !r.have_syms &&
-	    (same_release(dumps, ndumps) || pend.mentions_release) &&
+	    (same_release(dumps, ndumps) || pend.header_release == 1 ||
+	     (pend.mentions_release && pend.header_release != 2)) &&
 	    access("/proc/kallsyms", R_OK) == 0) {
 		/*
 		 * Live system (or a console log naming its release): its
@@ -628,6 +650,25 @@ int main(int argc, char **argv)
 	}
 	r.st.want_names = r.st.want_names || pend.n > 0;
 	resolver_ready(&r);
+	/*
+	 * Is the vmlinux / symbol table the dumped kernel's? Before console
+	 * text is named: its bts_history lines carry the build ID too.
+	 */
+	for (size_t i = 0; i < ndumps; i++) {
+		char why[512];
+
+		if (!cpu_selected(&opt, dumps[i].cpu) ||
+		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
+			continue;
+		if (!opt.force) {
+			error_msg("%s; give that kernel's, or --force", why);
+			status = 1;
+			console_pending_free(&pend);
+			goto out;
+		}
+		warn_msg("%s; --force: using it anyway", why);
+		break;
+	}
 	if (pend.n) {
 		/* Console text names its addresses: back to numbers, by name. */
 		if (!r.have_syms) {
@@ -656,20 +697,6 @@ int main(int argc, char **argv)
 	console_pending_free(&pend);
 	if (ndumps)
 		qsort(dumps, ndumps, sizeof(*dumps), dump_cmp);
-	for (size_t i = 0; i < ndumps; i++) {
-		char why[512];
-
-		if (!cpu_selected(&opt, dumps[i].cpu) ||
-		    !resolver_check_kernel(&r, &dumps[i], why, sizeof(why)))
-			continue;
-		if (!opt.force) {
-			error_msg("%s; give that kernel's, or --force", why);
-			status = 1;
-			goto out;
-		}
-		warn_msg("%s; --force: using it anyway", why);
-		break;
-	}
 
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)

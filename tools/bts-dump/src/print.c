@@ -40,7 +40,7 @@ static inline uint64_t src_addr(const struct bts_rec *rec)
 
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
-	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count) {
+	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count && !d->missing) {
 		out_fmt(o, "CPU %u: nothing captured (no oops, BUG or panic since it was cleared)%s%s\n",
 			d->cpu, d->release[0] ? ", kernel " : "", d->release);
 		return;

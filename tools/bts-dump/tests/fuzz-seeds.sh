@@ -10,7 +10,7 @@ GEN=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d /tmp/bts-dump-seeds.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-mkdir -p "$HERE/fuzz/dump" "$HERE/fuzz/tracedat" "$HERE/fuzz/console"
+mkdir -p "$HERE/fuzz/dump" "$HERE/fuzz/tracedat" "$HERE/fuzz/console" "$HERE/fuzz/vmcore"
 
 # dump: first byte 0 = a dump, 1 = a kallsyms text (fuzz-dump.c).
 dump_seed() {	# NAME gen-dump-args...
@@ -57,4 +57,26 @@ for style in dmesg pstore syslog raw; do
 done
 python3 "$HERE/gen-console.py" --kallsyms "$KS" --noise --cut "$W/con.recs" \
 	>"$HERE/fuzz/console/seed-noise-cut.log"
+# bts_history lines: interleaved CPUs, one without records, a mangled one.
+cat >"$W/hdr.recs" <<'RECS'
+H 1 3 1 ffffffff81000000 0 6.12.117-bts 0123456789abcdef0123456789abcdef01234567
+H 0 2 0 ffffffff93000000 12000000 6.12.117-bts -
+1 0 3 1 ffffffff81000120 ffffffff81000200 0
+0 0 2 0 ffffffff93000120 ffffffff93000200 8000000000000000
+1 1 3 1 ffffffff81000210 ffffffff81000308 0
+0 1 2 0 ffffffff93000210 ffffffff93000600 8000000000000000
+1 2 3 1 ffffffff81000310 ffffffff81000390 4000000000000000
+H 2 0 0 ffffffff81000000 0 6.12.117-bts -
+T bts_history cpu:3 nr:1 reason:0 stext:0xffffffff8100zz00 kaslr:0x0 release:x build_id:01
+3 0 1 0 ffffffff81000120 ffffffff81000200 0
+RECS
+python3 "$HERE/gen-console.py" --kallsyms "$KS" "$W/hdr.recs" >"$HERE/fuzz/console/seed-history.log"
+# vmcore: crash dumps holding the captures above (tests/gen-vmcore.py).
+"$GEN" -o "$W/cpu0.bts" --cpu 0 --source 2 --stext 0xffffffff81000000 \
+	--rec ffffffff81000120:ffffffff81000200:8000000000000000 \
+	--rec ffffffffa0000010:ffffffff81000300:8000000000000000
+python3 "$HERE/gen-vmcore.py" -o "$HERE/fuzz/vmcore/seed-two-slots" "$W/valid" "$W/cpu0.bts"
+python3 "$HERE/gen-vmcore.py" -o "$HERE/fuzz/vmcore/seed-offset-0" --recs-offset 0 "$W/valid"
+python3 "$HERE/gen-vmcore.py" -o "$HERE/fuzz/vmcore/seed-excluded" --exclude-records "$W/valid" "$W/cpu0.bts"
+python3 "$HERE/gen-vmcore.py" -o "$HERE/fuzz/vmcore/seed-unfilled" --unfilled "$W/valid"
 ls -la "$HERE"/fuzz/*/

@@ -11,7 +11,7 @@
 #
 # The targets (tests/fuzz-TARGET.c): dump (dump files and kallsyms text),
 # tracedat (trace.dat through the libtracecmd child), console (console
-# text). ASan+UBSan; a libFuzzer crash, leak or timeout stops a target and
+# text), vmcore (kdump crash dumps: ELF cores with a bts table). ASan+UBSan; a libFuzzer crash, leak or timeout stops a target and
 # fails the run.
 set -u
 merge=0
@@ -44,7 +44,7 @@ for t in "$@"; do
 	fi
 	cp -n "$seeds"/* "$work"/ 2>/dev/null
 	case $t in
-	tracedat) max_len=65536 ;;
+	tracedat | vmcore) max_len=65536 ;;
 	*) max_len=8192 ;;
 	esac
 	echo "# fuzz $t: $SECONDS_TO_RUN s (libFuzzer, ASan+UBSan), corpus $work"

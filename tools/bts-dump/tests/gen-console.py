@@ -9,7 +9,10 @@ kernel/trace/trace_bts.c (documented in Documentation/trace/bts.rst),
 independently of bts-dump's reader. Each RECORDS line is
 "CPU POS NR REASON FROM TO FLAGS" (addresses, flags in hex); addresses are
 printed as %pS would with that kallsyms: "sym+0xoff/0xsize [mod]", or
-"0x..." without a symbol. --style: dmesg ("[   12.345678] "), pstore
+"0x..." without a symbol. A RECORDS line "H CPU NR REASON STEXT KASLR
+RELEASE BUILD_ID" (STEXT, KASLR in hex, BUILD_ID hex or "-" for none)
+is the ftrace:bts_history entry the kernel prints before a CPU's
+history; "T TEXT" is TEXT printed as is, after the same prefix. --style: dmesg ("[   12.345678] "), pstore
 ("<4>[   12.345678] "), syslog ("Dec  1 10:00:00 host kernel: ") or raw.
 --noise puts other console lines between them (and one line another
 CPU's printk cut into); --cut ends the text in the middle of a line.
@@ -81,6 +84,15 @@ def main():
     for n, line in enumerate(open(a.records)):
         f = line.split()
         if not f:
+            continue
+        if f[0] == "H":
+            cpu, nr, reason = (int(x) for x in f[1:4])
+            stext, kaslr = (int(x, 16) for x in f[4:6])
+            emit("      sh-81        1d..1. %dus : bts_history cpu:%u nr:%u reason:%u stext:0x%x kaslr:0x%x release:%s build_id:%s" % (
+                12345678 + n, cpu, nr, reason, stext, kaslr, f[6], "" if f[7] == "-" else f[7]))
+            continue
+        if f[0] == "T":
+            emit("      sh-81        1d..1. %dus : %s" % (12345678 + n, line.rstrip("\n")[2:]))
             continue
         cpu, pos, nr, reason = (int(x) for x in f[:4])
         fr, to, fl = (int(x, 16) for x in f[4:7])

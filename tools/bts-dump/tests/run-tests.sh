@@ -468,6 +468,186 @@ ok_if "console: with a vmlinux, kinds are decoded and lines found" \
 ok_if "console: text that holds no bts line is one error, exit 1" \
 	bash -c "echo 'just a log line' >'$T/plain.txt'; '$BTS' -s '$S' '$T/plain.txt' 2>'$T/pl.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/pl.err') -eq 1 ] && grep -q 'no bts lines' '$T/pl.err'"
 
+# --- console text: the bts_history line before each CPU's history --------
+# It gives the history the dump header's fields: build ID, _stext, KASLR
+# offset, release, reason.
+fk_stext=$(fk_addr _stext)
+printf 'H 3 1 0 %s 0 6.12.117-bts %s\n' "$fk_stext" "$fk_id" | cat - "$T/con-fk.recs" >"$T/hdr-same.recs"
+printf 'H 3 1 0 %s 0 6.12.117-bts %s\n' "$fk_stext" "$other_id" | cat - "$T/con-fk.recs" >"$T/hdr-other.recs"
+$GC --kallsyms "$T/fk.syms" "$T/hdr-same.recs" >"$T/hdr-same.log"
+$GC --kallsyms "$T/fk.syms" "$T/hdr-other.recs" >"$T/hdr-other.log"
+ok_if "console header: a vmlinux with the header's build ID is used without a word, the fields are the header's" \
+	bash -c "'$BTS' -k '$FK' '$T/hdr-same.log' >'$T/hs.out' 2>'$T/hs.err' && [ ! -s '$T/hs.err' ] && grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ .*-> keyed\+0x0' '$T/hs.out' && '$BTS' -k '$FK' --json '$T/hdr-same.log' | grep '\"type\":\"dump\"' | grep -q '\"stext\":\"0x$fk_stext\".*\"release\":\"6.12.117-bts\",\"build_id\":\"$fk_id\"'"
+# The same refusal, word for word, as for a dump file of that build ID.
+"$BTS" -k "$FK" "$T/id-other.bts" 2>&1 >/dev/null | sed "s|$T/id-other.bts|FILE|" >"$T/ho-dump.err"
+ok_if "console header: another build's ID refuses the vmlinux in one line, as for a dump file; nothing printed" \
+	bash -c "'$BTS' -k '$FK' '$T/hdr-other.log' >'$T/ho.out' 2>'$T/ho.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/ho.err') -eq 1 ] && grep -q '$other_id' '$T/ho.err' && ! grep -q keyed '$T/ho.out' && diff <(sed 's|$T/hdr-other.log|FILE|' '$T/ho.err') '$T/ho-dump.err'"
+ok_if "console header: --force uses the other build's vmlinux anyway, with one warning" \
+	bash -c "'$BTS' --force -k '$FK' '$T/hdr-other.log' >'$T/hf.out' 2>'$T/hf.err' && [ \$(wc -l <'$T/hf.err') -eq 1 ] && grep -q warning '$T/hf.err' && grep -q 'keyed+0x0' '$T/hf.out'"
+# KASLR: the kernel ran 0x12000000 up. Its kallsyms (printing) does not
+# have init_fn, which the System.map has (freed init text): %pS printed that
+# address as a number. The header's _stext and KASLR offset take it back
+# to the System.map's init_fn, as for the dump file.
+python3 -c "
+import sys
+for l in open(sys.argv[1]):
+    f = l.split()
+    print('%x %s %s' % (int(f[0], 16) + 0x12000000, f[1], ' '.join(f[2:])))" "$T/System.map" >"$T/k-kaslr"
+{ cat "$T/System.map"; echo "ffffffff81000600 T init_fn"; echo "ffffffff81000700 T _einittext"; } >"$T/hk.map"
+cat >"$T/hk.recs" <<'RECS'
+H 1 3 0 ffffffff93000000 12000000 6.12.117-bts -
+1 0 3 0 ffffffff93000120 ffffffff93000200 0
+1 1 3 0 ffffffff93000210 ffffffff93000300 0
+1 2 3 0 ffffffff93000310 ffffffff93000600 0
+RECS
+"$GEN" -o "$T/hk.bts" --cpu 1 --stext 0xffffffff93000000 --kaslr 0x12000000 \
+	--rec ffffffff93000120:ffffffff93000200 --rec ffffffff93000210:ffffffff93000300 \
+	--rec ffffffff93000310:ffffffff93000600
+$GC --kallsyms "$T/k-kaslr" "$T/hk.recs" >"$T/hk.log"
+grep -v '^H' "$T/hk.recs" >"$T/hk-nohdr.recs"
+$GC --kallsyms "$T/k-kaslr" "$T/hk-nohdr.recs" >"$T/hk-nohdr.log"
+"$BTS" -s "$T/hk.map" -a "$T/hk.bts" >"$T/hk-dump.txt" 2>&1
+"$BTS" -s "$T/hk.map" -a "$T/hk.log" >"$T/hk.txt" 2>"$T/hk.err"
+ok_if "console header: raw addresses are moved by the header's KASLR offset: the same records, addresses included, as the dump file" \
+	bash -c "grep -q 'ksys_read+0x10/0x100 -> 0xffffffff93000600$' '$T/hk.log' && [ ! -s '$T/hk.err' ] && grep -qE '^ +2 .*ksys_read\+0x10 -> ffffffff93000600 init_fn\+0x0$' '$T/hk.txt' && diff <(grep -E '^ +[0-9]+ ' '$T/hk-dump.txt') <(grep -E '^ +[0-9]+ ' '$T/hk.txt')"
+ok_if "console header: without it, the same raw address names nothing (what the header adds)" \
+	bash -c "'$BTS' -s '$T/hk.map' '$T/hk-nohdr.log' 2>/dev/null | grep -qE '^ +2 .*ksys_read\+0x10 -> 0xffffffff93000600$'"
+# Interleaved: CPU 0's and CPU 1's histories, lines alternating; a header
+# with no records (nr 0), one whose 4 records never came, another CPU's
+# history without a header.
+cat >"$T/hi.recs" <<'RECS'
+H 1 3 1 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314
+H 0 2 0 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314
+1 0 3 1 ffffffff81000120 ffffffff81000200 0
+0 0 2 0 ffffffff81000120 ffffffff81000200 8000000000000000
+1 1 3 1 ffffffff81000210 ffffffff81000300 0
+0 1 2 0 ffffffff81000210 ffffffff81000300 8000000000000000
+H 2 0 0 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314
+1 2 3 1 ffffffff81000308 ffffffff81000400 0
+H 3 4 3 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314
+5 0 1 0 ffffffff81000120 ffffffff81000200 0
+RECS
+$GC --kallsyms "$S" "$T/hi.recs" >"$T/hi.log"
+"$BTS" -s "$S" --json "$T/hi.log" >"$T/hi.json" 2>"$T/hi.err"
+hi_rc=$?
+ok_if "console header: interleaved CPUs each get their own header, records and all; exit 0" \
+	python3 - "$T/hi.json" "$hi_rc" "$T/hi.err" <<'PY'
+import json, sys
+assert sys.argv[2] == "0" and open(sys.argv[3]).read() == "", open(sys.argv[3]).read()
+d = {o["cpu"]: o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "dump"}
+b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
+assert sorted(d) == [0, 1, 2, 3, 5], sorted(d)
+bid = "0102030405060708090a0b0c0d0e0f1011121314"
+for c, n, reason in ((1, 3, "oops"), (0, 2, "dump")):
+    assert d[c]["count"] == n and d[c]["missing"] == 0 and d[c]["reason"] == reason, d[c]
+    assert d[c]["build_id"] == bid and d[c]["release"] == "6.12.117-bts", d[c]
+    assert d[c]["stext"] == "0xffffffff81000000", d[c]
+assert [x["to_sym"] for x in b if x["cpu"] == 1] == ["do_syscall_64", "ksys_read", "vfs_read"]
+assert d[0]["source"] == "sw" and all(x["sw"] for x in b if x["cpu"] == 0)
+assert d[5]["build_id"] is None and d[5]["release"] == "" and d[5]["count"] == 1, d[5]
+PY
+"$BTS" -s "$S" "$T/hi.log" >"$T/hi.txt" 2>&1
+ok_if "console header: a header of nr 0 is an empty history; one whose records never came says they did not arrive" \
+	bash -c "grep -A2 '^CPU 2: 0 records' '$T/hi.txt' | grep -q '(no records)' && grep -q '^CPU 3: 0 records .*captured at panic' '$T/hi.txt' && grep -A1 '^CPU 3:' '$T/hi.txt' | grep -q '4 of 4 records did not arrive'"
+# Mangled headers: another printk cut into one (its build ID, of another
+# build, cut short), bad hex in another, a release over 64 characters.
+long=$(printf 'r%.0s' $(seq 65))
+cat >"$T/hm.recs" <<RECS
+T bts_history cpu:3 nr:1 reason:0 stext:0x$fk_stext kaslr:0x0 release:6.12.117-bts build_id:${other_id:0:16}[   12.9] ata1: link up
+T bts_history cpu:4 nr:1 reason:0 stext:0xfffffffg81000000 kaslr:0x0 release:6.12.117-bts build_id:$other_id
+T bts_history cpu:5 nr:1 reason:0 stext:0x$fk_stext kaslr:0x0 release:$long build_id:$other_id
+RECS
+cat "$T/con-fk.recs" >>"$T/hm.recs"
+$GC --kallsyms "$T/fk.syms" "$T/hm.recs" >"$T/hm.log"
+ok_if "console header: mangled headers are left out with one warning naming the first line; never trusted in part" \
+	bash -c "'$BTS' -k '$FK' --json '$T/hm.log' >'$T/hm.json' 2>'$T/hm.err' && [ \$(wc -l <'$T/hm.err') -eq 1 ] && grep -q 'line 5: 3 bts_history lines' '$T/hm.err' && [ \$(grep -c '\"type\":\"dump\"' '$T/hm.json') -eq 1 ] && grep '\"type\":\"dump\"' '$T/hm.json' | grep -q '\"kaslr_offset\":\"0x0\",\"lost\":0,\"release\":\"\",\"build_id\":null' && grep -q '\"to_sym\":\"keyed\"' '$T/hm.json'"
+# The running kernel's release in a header: this machine's kallsyms may name it.
+printf 'T CPU: 1 PID: 81 Comm: sh Not tainted %s #1\nH 3 1 0 %s 0 %s -\n' "$(uname -r)" "$fk_stext" 9.9.9-other | cat - "$T/con-fk.recs" >"$T/hr-other.recs"
+printf 'H 3 1 0 %s 0 %s -\n' "$fk_stext" "$(uname -r)" | cat - "$T/con-fk.recs" >"$T/hr-same.recs"
+$GC --kallsyms "$T/fk.syms" "$T/hr-other.recs" >"$T/hr-other.log"
+$GC --kallsyms "$T/fk.syms" "$T/hr-same.recs" >"$T/hr-same.log"
+ok_if "console header: its release decides whether the running kernel's kallsyms is read, not a mention in the text" \
+	bash -c "'$BTS' '$T/hr-other.log' >/dev/null 2>'$T/hro.err'; grep -q 'give -s' '$T/hro.err' && { '$BTS' '$T/hr-same.log' >/dev/null 2>'$T/hrs.err'; ! grep -q 'give -s' '$T/hrs.err'; }"
+
+# --- --vmcore: the capture kept in a kdump crash dump ----------------------
+GV="python3 $(dirname "$0")/gen-vmcore.py"
+# CPU 1's oops capture and CPU 0's software history, as slots: records from
+# byte 4008 of a page (one record across two frames), frames out of order
+# in two PT_LOAD segments far apart.
+$GV -o "$T/core" "$T/cpu1.bts" "$T/cpu0.bts"
+run "$T/cpu1.bts" "$T/cpu0.bts" >"$T/core-ref.txt" 2>&1
+run -a --perf "$T/cpu1.bts" "$T/cpu0.bts" >"$T/core-ref-a.txt" 2>&1
+run --json "$T/cpu1.bts" "$T/cpu0.bts" | sed 's/"file":"[^"]*"/"file":F/' >"$T/core-ref.json"
+ok_if "vmcore: a core with two CPUs' slots prints what their capture files print, exit 0" \
+	bash -c "run() { '$BTS' -s '$S' \"\$@\"; }; run --vmcore '$T/core' >'$T/core.txt' 2>'$T/core.err' && [ ! -s '$T/core.err' ] && grep -q '^CPU 1: 9 records' '$T/core.txt' && diff '$T/core-ref.txt' '$T/core.txt' && run -a --perf --vmcore '$T/core' | diff '$T/core-ref-a.txt' - && run --json --vmcore '$T/core' | sed 's/\"file\":\"[^\"]*\"/\"file\":F/' | diff '$T/core-ref.json' -"
+$GV -o "$T/core-off" --recs-offset 0,4095 "$T/cpu1.bts" "$T/cpu0.bts"
+ok_if "vmcore: records from offset 0 and from the last byte of a page read the same" \
+	bash -c "'$BTS' -s '$S' --vmcore '$T/core-off' 2>&1 | diff '$T/core-ref.txt' -"
+$GV -o "$T/core-id" "$T/id-other.bts"
+"$BTS" -k "$FK" "$T/id-other.bts" 2>&1 >/dev/null | sed "s|$T/id-other.bts|FILE|" >"$T/cid-dump.err"
+ok_if "vmcore: another build's vmlinux is refused as for the capture file" \
+	bash -c "'$BTS' -k '$FK' --vmcore '$T/core-id' >'$T/cid.out' 2>'$T/cid.err'; [ \$? -eq 1 ] && ! grep -q keyed '$T/cid.out' && diff <(sed 's|$T/core-id|FILE|' '$T/cid.err') '$T/cid-dump.err'"
+one_line_vmcore() {	# FILE EXPECTED-REGEX [RECORD LINES STILL PRINTED]
+	"$BTS" -s "$S" --vmcore "$1" >"$T/vc.out" 2>"$T/vc.err"
+	local rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l <"$T/vc.err")" -eq 1 ] && grep -qE "$2" "$T/vc.err" &&
+		[ "$(grep -cE '^ +[0-9]+ ' "$T/vc.out")" -eq "${3:-0}" ] && ! grep -qE 'Sanitizer|runtime error' "$T/vc.err"
+}
+vcase() {	# NAME REGEX KEPT gen-vmcore-options...
+	local name=$1 re=$2 kept=$3
+	shift 3
+	local f=$T/vcore-${#results[@]}
+	$GV -o "$f" "$@" "$T/cpu1.bts" "$T/cpu0.bts"
+	ok_if "vmcore: $name: one line, exit 1" one_line_vmcore "$f" "$re" "$kept"
+}
+vcase "truncated in the first slot's records (the other slot printed)" "^bts-dump: [^ ]+/vcore-[0-9]+: slot 0 \(cpu 1\) records, page 0 \(pfn 0x48003\): physical address 0x48003fa8 is at file offset 40872, past the end of the file \(38000 bytes\): truncated\?$" 3 --truncate 38000
+vcase "truncated in the program headers" "4 program headers at offset 64: past the end of the file \(200 bytes\)" 0 --truncate 200
+vcase "no VMCOREINFO" "^bts-dump: [^ ]+/vcore-[0-9]+: no VMCOREINFO note" 0 --no-vmcoreinfo
+vcase "no BTS_TABLE" "^bts-dump: [^ ]+/vcore-[0-9]+: no bts table in VMCOREINFO \(bts not built in, or no crash kernel reservation at boot\)$" 0 --no-bts-table
+vcase "unfilled table" "^bts-dump: [^ ]+/vcore-[0-9]+: bts table never filled: the crash path did not reach bts$" 0 --unfilled
+vcase "nr_written 0" ": no capture was kept: .* none of the 4 slots" 0 --nr-written 0
+vcase "nr_written over nr_slots" ": bts table at physical 0x1000100: offset 24: nr_written 3 is more than the 2 slots$" 0 --nr-written 3 --nr-slots 2
+vcase "a page frame in no PT_LOAD" ": slot 0 \(cpu 1\) records, page 1 \(pfn 0x30000\): physical address 0x30000000 is in no PT_LOAD segment" 3 --pfn-outside
+vcase "a bad slot header" ": slot 0 of the bts table at physical 0x1000100 \(physical 0x1000130\): header offset 0: bad magic" 3 --bad-slot-header
+vcase "records past p_filesz" ": physical address 0x48003fa8 is not in the dump: its PT_LOAD segment \(physical 0x48000000, 16384 bytes\) has only its first 12288 in the file" 3 --exclude-records
+vcase "KERNELOFFSET not the slots'" ": slot 0 \(cpu 1\): kaslr_offset 0x0, but VMCOREINFO has KERNELOFFSET=1200000: the bts table is not this crash's$" 0 --kerneloffset 1200000
+vcase "OSRELEASE not the slots'" "OSRELEASE=6.1.0-other: the bts table is not this crash's$" 0 --osrelease 6.1.0-other
+ok_if "vmcore: a file that is not an ELF core is one line" \
+	one_line_vmcore "$T/cpu1.bts" "not an ELF file"
+ok_if "vmcore: a core given as a dump file is one line pointing to --vmcore" \
+	one_line_error "$T/core" "an ELF core, not a dump: for a kdump crash dump give --vmcore "
+ok_if "vmcore: --help documents --vmcore" grep -q -- '--vmcore FILE' "$T/help.txt"
+# Bit flips and cuts of a good core: exit 0 or 1, never a crash or sanitizer report.
+python3 - "$T/core" "$T/vmut" <<'PY'
+import os, random, sys
+data = open(sys.argv[1], "rb").read()
+os.makedirs(sys.argv[2], exist_ok=True)
+rnd = random.Random(2)
+# where the headers, notes, table, slots and records are
+hot = [(0, 0x400), (0x1100, 0x1400), (0x9fa8, 0xa000), (0x3000, 0x3100), (0x8000, 0x8048)]
+for i in range(150):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 6)):
+        lo, hi = rnd.choice(hot)
+        b[rnd.randrange(lo, hi)] = rnd.choice([0, 0xff, rnd.randrange(256)])
+    if i % 5 == 0:
+        b = b[:rnd.randrange(len(b))]
+    open(os.path.join(sys.argv[2], "v%03d" % i), "wb").write(b)
+PY
+vmutants_ok() {
+	local f rc bad=0
+	for f in "$T"/vmut/v*; do
+		"$BTS" -s "$S" --vmcore "$f" >/dev/null 2>"$T/vmut.err"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$T/vmut.err" ||
+			{ [ $rc -eq 1 ] && [ ! -s "$T/vmut.err" ]; }; then
+			echo "$f: exit $rc"; head -3 "$T/vmut.err"; bad=1
+		fi
+	done
+	return $bad
+}
+ok_if "vmcore: 150 corrupted cores give exit 0 or 1 (with a message), never a crash or sanitizer report" vmutants_ok
+
 # --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
 MODS=$BINDIR/modules
 MBASE=ffffffffa0010000

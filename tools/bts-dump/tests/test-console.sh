@@ -38,15 +38,22 @@ o = [json.loads(l) for l in open(sys.argv[1])]
 b = [x for x in o if x["type"] == "branch"]
 d = [x for x in o if x["type"] == "dump"]
 print(len(b), sum(x.get("missing", 0) for x in d), sum(1 for x in b if x["fault"]),
-      sum(1 for x in b if x["from"] == "0x0" or x["to"] == "0x0"))
+      sum(1 for x in b if x["from"] == "0x0" or x["to"] == "0x0"),
+      sum(1 for x in d if x["release"] and x["stext"] != "0x0"))
 PY
-	read -r recs missing faults zero <"$T/$name.sum"
+	read -r recs missing faults zero withhdr <"$T/$name.sum"
 	faults_txt=$(grep -cE ' cpu=[0-9]+ [0-9]+/[0-9]+ .*\[fault\]' "$log")
 	check "console $name: read with the kernel's symbols, exit 0 ($(head -c 200 "$T/$name.err" | tr '\n' ' '))" "[ $rc -eq 0 ]"
 	check "console $name: every one of its $lines bts lines is a record ($recs; $missing counted missing)" \
 		"[ $recs -eq $lines ]"
 	check "console $name: every name turned back into an address ($zero not)" "[ $zero -eq 0 ]"
 	check "console $name: the $faults_txt records marked [fault] are the fault records" "[ $faults -eq $faults_txt ]"
+	# Kernels that print a bts_history line before each CPU's history.
+	hdrs=$(grep -cE '(^| )bts_history cpu:[0-9]+ nr:[0-9]+ ' "$log")
+	if [ "$hdrs" -gt 0 ]; then
+		check "console $name: each of its $hdrs bts_history lines gave a history its header ($withhdr did)" \
+			"[ $withhdr -eq $hdrs ] && ! grep -q 'bts_history line' '$T/$name.err'"
+	fi
 done
 echo "1..$n"
 exit $((fail > 0))
