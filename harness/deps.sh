@@ -17,6 +17,8 @@ pkgs=(
 	linux-perf gdb python3-capstone kexec-tools
 	# kdump scenarios: makedumpfile in the guest (63-kdump)
 	makedumpfile
+	# make lint: the documentation is checked with docutils
+	python3-docutils
 )
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -29,5 +29,12 @@ echo "== W=1"
 objs=$(echo "$files" | grep '\.c$' | grep -v kunit | sed 's/\.c$/.o/')
 make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" W=1 $objs 2>&1 |
 	grep -E 'warning|error' && rc=1
+echo "== Documentation (docutils, warnings are errors)"
+for d in Documentation/trace/bts*.rst; do
+	python3 -c 'import sys, docutils.core
+docutils.core.publish_string(open(sys.argv[1]).read(), source_path=sys.argv[1],
+	writer_name="null", settings_overrides={"halt_level": 2, "report_level": 2})' "$d" ||
+		rc=1
+done
 [ $rc -eq 0 ] && echo "lint: clean"
 exit $rc

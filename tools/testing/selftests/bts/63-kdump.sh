@@ -74,8 +74,8 @@ if [ "$MODE" = panic ]; then
 	check "the history ends in the call from lkdtm_PANIC into panic" \
 		sh -c "grep '<== FAULT' /tmp/v.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
 else
-	check "the history is the oops's: its fault in lkdtm_EXCEPTION" \
-		sh -c "grep -A3 '<== FAULT' /tmp/v.txt | grep -q 'lkdtm_EXCEPTION'"
+	check "the history is the oops's: lkdtm_EXCEPTION shortly before its fault" \
+		sh -c "sed '/<== FAULT/q' /tmp/v.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
 fi
 if command -v makedumpfile > /dev/null; then
 	makedumpfile -E -d 31 /proc/vmcore /host/vmcore > /tmp/md.out 2>&1 &&
