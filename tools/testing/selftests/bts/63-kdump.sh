@@ -15,8 +15,11 @@
 # capture files are copied into the share: the capture the crash dump
 # holds is that one (a capture is kept until cleared), and the host half
 # checks that bts-dump prints the same from the dump as from the files.
+# With 3 or more CPUs the last one is taken offline before the panic: the
+# crash dump holds a history for each online CPU and none for it.
 # bts-boot: own
 # bts-expect: panic
+# bts-machines: sw hw hw-nopti-4
 # bts-share: kernel
 # bts-cmdline: crashkernel=256M
 # bts-timeout: 600
@@ -35,6 +38,13 @@ if [ ! -e /proc/vmcore ]; then
 		ok "kexec -p loads the crash kernel" ||
 		not_ok "kexec -p loads the crash kernel ($(cat /tmp/kexec.err))"
 	is "a crash kernel is loaded" "$(cat /sys/kernel/kexec_crash_loaded)" 1
+	off=
+	last=$(($(nproc) - 1))
+	if [ "$last" -ge 2 ]; then
+		echo 0 > /sys/devices/system/cpu/cpu$last/online && off=$last
+		is "CPU $last is offline" "$(cat /sys/devices/system/cpu/cpu$last/online)" 0
+	fi
+	echo "$(nproc) $off" > /host/$NAME.cpus
 	echo bts > $T/current_tracer
 	if [ "$MODE" = oops ]; then
 		provoke "echo EXCEPTION > $DIRECT"
@@ -70,6 +80,9 @@ bts-dump --vmcore /proc/vmcore -s /proc/kallsyms > /tmp/v.txt 2> /tmp/v.err
 rc=$?
 is "bts-dump --vmcore /proc/vmcore succeeds" "$rc: $(head -c 300 /tmp/v.err)" "0: "
 diag "$(grep -m1 '<== FAULT' /tmp/v.txt)"
+read online off < /host/$NAME.cpus
+is "a history for each CPU that was online" "$(grep -cE '^CPU [0-9]+: ' /tmp/v.txt)" "$online"
+[ -n "$off" ] && check "none for CPU $off, which was offline" sh -c "! grep -q '^CPU $off: ' /tmp/v.txt"
 if [ "$MODE" = panic ]; then
 	check "the history ends in the call from lkdtm_PANIC into panic" \
 		sh -c "grep '<== FAULT' /tmp/v.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
