@@ -286,14 +286,17 @@ void bts_dump_free(struct bts_dump *d)
 		free(d->records);
 	d->map = NULL;
 	free(d->path);
+	free(d->gaps);
 	d->records = NULL;
 	d->path = NULL;
+	d->gaps = NULL;
+	d->ngaps = 0;
 }
 
 const char *bts_reason_name(uint32_t reason)
 {
 	static const char *const names[] = {
-		"dump", "oops", "BUG", "panic", "GPF", "WARN",
+		"dump", "oops", "BUG", "panic", "GPF", "WARN", "stream",
 	};
 
 	return reason < ARRAY_SIZE(names) ? names[reason] : "unknown";

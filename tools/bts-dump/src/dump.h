@@ -29,6 +29,28 @@
 
 #define BTS_NO_FAULT		0xffffffffU
 
+/* ftrace:bts entries of stream mode: nr 0, this reason (Documentation/trace/bts.rst). */
+#define BTS_REASON_STREAM	6
+
+/* Where a stream lost records, and how it knows (struct bts_gap_mark). */
+enum bts_gap_kind {
+	BTS_GAP_KNOWN,		/* a bts_gap entry: the ring buffer refused them */
+	BTS_GAP_UNSEEN,		/* pos jumped with no bts_gap: overwritten or unread */
+	BTS_GAP_BACKWARDS,	/* pos went back: a new stream (re-armed?), count unknown */
+};
+
+/**
+ * struct bts_gap_mark - a loss in a stream, before record @index
+ * @lost:	records lost (0 for BTS_GAP_BACKWARDS: not known)
+ * @pos:	the pos of record @index (the record after the loss)
+ */
+struct bts_gap_mark {
+	uint32_t index;
+	uint32_t kind;
+	uint64_t lost;
+	uint32_t pos;
+};
+
 /* Record flag bits (include/linux/bts.h). */
 #define BTS_FLAG_PREDICTED	(1ULL << 4)
 #define BTS_FLAG_FAULT		(1ULL << 62)
@@ -125,6 +147,12 @@ struct bts_dump {
 	uint32_t missing;	/* records of the history that did not arrive */
 	bool header;		/* console: a bts_history line gave the header fields */
 	size_t seq;		/* order of reading, to keep it within a CPU */
+	/* A stream (trace.dat, stream mode): the records of one CPU, with its losses. */
+	bool stream;
+	struct bts_gap_mark *gaps;	/* by index, ascending */
+	uint32_t ngaps;
+	uint64_t lost_known;		/* records bts_gap entries counted */
+	uint64_t lost_unseen;		/* records pos jumps without bts_gap skipped */
 };
 
 /* A growing array of dumps. */

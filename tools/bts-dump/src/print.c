@@ -38,8 +38,71 @@ static inline uint64_t src_addr(const struct bts_rec *rec)
 	return rec->flags & BTS_FLAG_SW ? rec->from - 1 : rec->from;
 }
 
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* A stream's summary: everything it lost is counted here. */
+static void stream_header_text(struct out *o, const struct bts_dump *d, uint32_t first,
+			       uint32_t end)
+{
+	uint32_t back = 0;
+
+	for (uint32_t i = 0; i < d->ngaps; i++)
+		back += d->gaps[i].kind == BTS_GAP_BACKWARDS;
+	out_fmt(o, "CPU %u: stream of %u record%s from %s, %u gap%s, ", d->cpu, d->count,
+		plural(d->count), bts_source_label(d), d->ngaps, plural(d->ngaps));
+	if (d->lost_known > UINT64_MAX - d->lost_unseen)
+		out_lit(o, "more than 2^64 records lost");
+	else
+		out_fmt(o, "%llu record%s lost", (unsigned long long)(d->lost_known + d->lost_unseen),
+			plural(d->lost_known + d->lost_unseen));
+	out_fmt(o, " (%llu ring buffer full: bts_gap, %llu overwritten or unread: pos jumped",
+		(unsigned long long)d->lost_known, (unsigned long long)d->lost_unseen);
+	if (back)
+		out_fmt(o, "; pos went back %u time%s: lost unknown", back, plural(back));
+	out_fmt(o, "), from %llu.%09llu s\n",
+		(unsigned long long)(d->timestamp_ns / 1000000000ULL),
+		(unsigned long long)(d->timestamp_ns % 1000000000ULL));
+	if (d->source == BTS_SOURCE_SW)
+		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
+	if (first || end < d->count)
+		out_fmt(o, "  (showing #%u..#%u)\n", first, end ? end - 1 : 0);
+}
+
+void print_stream_gap(struct out *o, const struct print_opts *po, const struct bts_dump *d,
+		      const struct bts_gap_mark *g)
+{
+	static const char *const causes[] = { "bts_gap", "pos_jump", "pos_back" };
+
+	if (po->fmt == FMT_JSON) {
+		out_fmt(o, "{\"type\":\"gap\",\"cpu\":%u,\"index\":%u,\"pos\":%u,\"lost\":",
+			d->cpu, g->index, g->pos);
+		if (g->kind == BTS_GAP_BACKWARDS)
+			out_lit(o, "null");
+		else
+			out_udec(o, g->lost);
+		out_fmt(o, ",\"cause\":\"%s\"}\n", causes[g->kind < 3 ? g->kind : 2]);
+	} else if (po->fmt == FMT_TEXT) {
+		if (g->kind == BTS_GAP_KNOWN)
+			out_fmt(o, "  --- %llu record%s lost (ring buffer full: bts_gap) ---\n",
+				(unsigned long long)g->lost, plural(g->lost));
+		else if (g->kind == BTS_GAP_UNSEEN)
+			out_fmt(o, "  --- %llu record%s lost (ring buffer overwritten or unread: pos jumped) ---\n",
+				(unsigned long long)g->lost, plural(g->lost));
+		else
+			out_fmt(o, "  --- pos went back to %u: a new stream (re-armed?), records lost unknown ---\n",
+				g->pos);
+	}
+}
+
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
+	if (d->stream) {
+		stream_header_text(o, d, first, end);
+		return;
+	}
 	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count && !d->missing) {
 		out_fmt(o, "CPU %u: nothing captured (no oops, BUG or panic since it was cleared)%s%s\n",
 			d->cpu, d->release[0] ? ", kernel " : "", d->release);
@@ -124,6 +187,10 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 		out_json_str(o, d->origin, strlen(d->origin));
 		out_fmt(o, ",\"missing\":%u", d->missing);
 	}
+	if (d->stream)
+		out_fmt(o, ",\"stream\":true,\"gaps\":%u,\"lost_known\":%llu,\"lost_unseen\":%llu",
+			d->ngaps, (unsigned long long)d->lost_known,
+			(unsigned long long)d->lost_unseen);
 	out_lit(o, "}\n");
 }
 

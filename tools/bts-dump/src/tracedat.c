@@ -9,6 +9,14 @@
  * pos restarts (or cpu, nr or reason change) gives the histories back;
  * entries that never arrived (an overrun ring buffer, a cut file) show as
  * gaps in pos and are counted, not invented.
+ *
+ * Stream mode writes entries with nr 0 and reason 6 as records are made:
+ * pos counts a CPU's records since arming (mod 2^32), and an
+ * ftrace:bts_gap entry {lost, cpu} comes before the next record after
+ * records the ring buffer refused. Each ring-buffer CPU's stream entries,
+ * whatever histories come between them, make one stream with its losses
+ * marked where they happened: counted by bts_gap, or a pos jump without
+ * one (the ring buffer overwrote them, or they were never read).
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,6 +49,8 @@ struct field {
 struct bts_fields {
 	int id;
 	struct field from, to, flags, cpu, pos, nr, reason;
+	int gap_id;			/* ftrace:bts_gap, or -1: not in the file */
+	struct field gap_lost, gap_cpu;
 };
 
 static int find_field(struct tep_event *ev, const char *name, int size, struct field *f)
@@ -77,6 +87,9 @@ static uint64_t get(struct tep_handle *tep, const struct tep_record *rec, const 
  *   'T' u64 addr                         _stext
  *   'D' u32 cpu, nr, reason, missing, count, u8 sw, u64 ts, then count x
  *       {u64 from, to, flags}            one history
+ *   'G' u32 cpu, count, ngaps, u8 sw, u64 ts, lost_known, lost_unseen,
+ *       then count x {u64 from, to, flags}, ngaps x struct bts_gap_mark
+ *                                        one CPU's stream
  *   'W' / 'E' u16 len, text              a warning / the error
  *   'Z'                                  the end
  */
@@ -175,6 +188,136 @@ static void add(struct building *b, uint64_t from, uint64_t to, uint64_t flags)
 	b->recs[b->n++] = (struct bts_rec){ from, to, flags };
 }
 
+/* One CPU's stream being put together; see the top of the file. */
+struct stream {
+	bool open, started;
+	uint32_t cpu, next_pos;
+	uint64_t pending;		/* lost by bts_gap entries, not yet placed */
+	uint64_t ts, lost_known, lost_unseen;
+	struct bts_rec *recs;
+	size_t n, cap;
+	struct bts_gap_mark *gaps;
+	size_t ngaps, gcap;
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static void stream_gap(struct stream *s, enum bts_gap_kind kind, uint64_t lost, uint32_t pos)
+{
+	if (s->ngaps == s->gcap) {
+		s->gcap = s->gcap ? s->gcap * 2 : 16;
+		s->gaps = xrealloc(s->gaps, s->gcap * sizeof(*s->gaps));
+	}
+	s->gaps[s->ngaps++] = (struct bts_gap_mark){ .index = (uint32_t)s->n, .kind = kind,
+						      .lost = lost, .pos = pos };
+	if (kind == BTS_GAP_KNOWN)
+		s->lost_known = sat_add(s->lost_known, lost);
+	else
+		s->lost_unseen = sat_add(s->lost_unseen, lost);
+}
+
+static void stream_finish(struct stream *s, struct wbuf *w)
+{
+	uint32_t hdr[3];
+	uint64_t v[3];
+	uint8_t sw = 0;
+
+	if (!s->open)
+		return;
+	/* Lost after the last record that came: at the end. */
+	if (s->pending) {
+		stream_gap(s, BTS_GAP_KNOWN, s->pending, s->next_pos);
+		s->pending = 0;
+	}
+	for (size_t i = 0; i < s->n && !sw; i++)
+		sw = !!(s->recs[i].flags & BTS_FLAG_SW);
+	hdr[0] = s->cpu;
+	hdr[1] = (uint32_t)s->n;
+	hdr[2] = (uint32_t)s->ngaps;
+	v[0] = s->ts;
+	v[1] = s->lost_known;
+	v[2] = s->lost_unseen;
+	wput(w, "G", 1);
+	wput(w, hdr, sizeof(hdr));
+	wput(w, &sw, 1);
+	wput(w, v, sizeof(v));
+	wput(w, s->recs, s->n * sizeof(*s->recs));
+	wput(w, s->gaps, s->ngaps * sizeof(*s->gaps));
+	s->open = false;
+	s->n = s->ngaps = 0;
+	s->lost_known = s->lost_unseen = 0;
+}
+
+/* Counts of odd stream entries, for one warning each. */
+struct stream_odd {
+	size_t backwards, mismatch, wrong_cpu, gap_wrong_cpu, gaps;
+};
+
+/* A bts_gap entry on ring-buffer CPU @c: @lost records before the next. */
+static void stream_lost(struct stream *s, uint32_t c, uint64_t lost, uint64_t ts)
+{
+	if (!s->open) {
+		*s = (struct stream){ .open = true, .cpu = c, .ts = ts, .recs = s->recs,
+				      .cap = s->cap, .gaps = s->gaps, .gcap = s->gcap };
+	}
+	s->pending = sat_add(s->pending, lost);
+}
+
+/* A stream entry with sequence number @pos on ring-buffer CPU @c. */
+static void stream_add(struct stream *s, struct stream_odd *odd, struct wbuf *w, uint32_t c,
+		       uint32_t pos, uint64_t ts, const struct bts_rec *rec)
+{
+	if (!s->open)
+		*s = (struct stream){ .open = true, .cpu = c, .ts = ts, .recs = s->recs,
+				      .cap = s->cap, .gaps = s->gaps, .gcap = s->gcap };
+	if (s->n >= UINT32_MAX - 1) {
+		/* More than a history can count: go on in another. */
+		stream_finish(s, w);
+		*s = (struct stream){ .open = true, .started = true, .cpu = c, .ts = ts,
+				      .next_pos = pos, .recs = s->recs, .cap = s->cap,
+				      .gaps = s->gaps, .gcap = s->gcap };
+	}
+	if (!s->started) {
+		/* pos counts from arming: a first pos of N is N records before it. */
+		uint32_t known = s->pending > pos ? pos : (uint32_t)s->pending;
+
+		if (s->pending)
+			stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
+		if (pos > known)
+			stream_gap(s, BTS_GAP_UNSEEN, pos - known, pos);
+	} else {
+		uint32_t jump = pos - s->next_pos;	/* mod 2^32: a wrap is no loss */
+
+		if (jump >= 1U << 31) {
+			/* Back: no count can be known; a new stream from here. */
+			odd->backwards++;
+			if (s->pending)
+				stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
+			stream_gap(s, BTS_GAP_BACKWARDS, 0, pos);
+		} else {
+			uint32_t more = jump - (uint32_t)s->pending;
+
+			if (s->pending)
+				stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
+			if (more >= 1U << 31)
+				odd->mismatch++;	/* bts_gap said more than pos shows */
+			else if (more)
+				stream_gap(s, BTS_GAP_UNSEEN, more, pos);
+		}
+	}
+	s->pending = 0;
+	s->started = true;
+	s->next_pos = pos + 1;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->recs = xrealloc(s->recs, s->cap * sizeof(*s->recs));
+	}
+	s->recs[s->n++] = *rec;
+}
+
 /*
  * The kallsyms the trace.dat saved, as libtraceevent holds it: there is
  * no call that lists it, so walk it from one known address down and up,
@@ -225,11 +368,14 @@ static size_t send_symbols(struct tep_handle *tep, uint64_t seed, struct wbuf *w
 static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 {
 	struct building *b = NULL;
+	struct stream *sm = NULL;
+	struct stream_odd odd = { 0 };
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
 	struct tep_event *ev;
-	struct bts_fields f;
-	size_t entries = 0, other = 0, bad = 0;
+	struct bts_fields f = { 0 };
+	size_t entries = 0, other = 0, bad = 0, streamed = 0, nr0 = 0;
+	uint32_t nr0_reason = 0;
 	uint64_t seed = 0;
 	char msg[256];
 	int cpus;
@@ -255,16 +401,42 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 		wmsg(w, 'E', "its ftrace:bts format lacks from, to, flags, cpu, pos, nr or reason (see Documentation/trace/bts.rst)");
 		return 1;
 	}
+	/* Kernels before stream mode have no ftrace:bts_gap: losses are then pos jumps. */
+	ev = tep_find_event_by_name(tep, "ftrace", "bts_gap");
+	f.gap_id = -1;
+	if (ev) {
+		if (find_field(ev, "lost", tep_get_long_size(tep), &f.gap_lost) ||
+		    find_field(ev, "cpu", 4, &f.gap_cpu))
+			wmsg(w, 'W', "its ftrace:bts_gap format lacks lost or cpu: bts_gap entries are not read, losses show as pos jumps");
+		else
+			f.gap_id = ev->id;
+	}
 	native = !tep_is_file_bigendian(tep) && !tep_is_local_bigendian(tep);
 	cpus = tep_get_cpus(tep);
-	if (cpus > 0)
+	if (cpus > 0) {
 		b = xcalloc((size_t)cpus, sizeof(*b));
+		sm = xcalloc((size_t)cpus, sizeof(*sm));
+	}
 	for (int c = 0; c < cpus && !w->failed; c++) {
 		struct tep_record *rec;
 
 		while ((rec = tracecmd_read_data(h, c))) {
 			uint32_t hcpu, pos, nr, reason;
 
+			if (f.gap_id >= 0 && tep_data_type(tep, rec) == f.gap_id) {
+				if (rec->size < f.gap_lost.offset + f.gap_lost.size ||
+				    rec->size < f.gap_cpu.offset + 4) {
+					bad++;
+				} else {
+					if ((uint32_t)get(tep, rec, &f.gap_cpu) != (uint32_t)c)
+						odd.gap_wrong_cpu++;
+					stream_lost(&sm[c], (uint32_t)c, get(tep, rec, &f.gap_lost),
+						    rec->ts);
+					odd.gaps++;
+				}
+				tracecmd_free_record(rec);
+				continue;
+			}
 			if (tep_data_type(tep, rec) != f.id) {
 				other++;
 				tracecmd_free_record(rec);
@@ -282,6 +454,29 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			pos = (uint32_t)get(tep, rec, &f.pos);
 			nr = (uint32_t)get(tep, rec, &f.nr);
 			reason = (uint32_t)get(tep, rec, &f.reason);
+			if (nr == 0 && reason == BTS_REASON_STREAM) {
+				struct bts_rec one = { get(tep, rec, &f.from), get(tep, rec, &f.to),
+						       get(tep, rec, &f.flags) };
+
+				/* Recorded on the CPU whose ring buffer holds it, always. */
+				if (hcpu != (uint32_t)c) {
+					odd.wrong_cpu++;
+				} else {
+					stream_add(&sm[c], &odd, w, (uint32_t)c, pos, rec->ts, &one);
+					if (!seed && (one.to >> 63))
+						seed = one.to;
+					entries++;
+					streamed++;
+				}
+				tracecmd_free_record(rec);
+				continue;
+			}
+			if (nr == 0) {
+				nr0++;
+				nr0_reason = reason;
+				tracecmd_free_record(rec);
+				continue;
+			}
 			if (pos >= nr) {
 				bad++;
 				tracecmd_free_record(rec);
@@ -304,6 +499,43 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			tracecmd_free_record(rec);
 		}
 		finish(&b[c], w);
+		if (sm[c].open)
+			stream_finish(&sm[c], w);
+	}
+	for (int c = 0; c < cpus; c++) {
+		free(b[c].recs);
+		free(sm[c].recs);
+		free(sm[c].gaps);
+	}
+	free(b);
+	free(sm);
+	if (streamed && f.gap_id < 0 && !ev) {
+		wmsg(w, 'W', "stream entries but no ftrace:bts_gap event format (an older kernel?): every loss shows as a pos jump");
+	}
+	if (odd.backwards) {
+		snprintf(msg, sizeof(msg), "%zu times a stream's pos went back (re-armed, or a damaged file): marked, count of records lost there unknown",
+			 odd.backwards);
+		wmsg(w, 'W', msg);
+	}
+	if (odd.mismatch) {
+		snprintf(msg, sizeof(msg), "%zu bts_gap entries count more records lost than the stream's pos skips: their count is shown",
+			 odd.mismatch);
+		wmsg(w, 'W', msg);
+	}
+	if (odd.wrong_cpu) {
+		snprintf(msg, sizeof(msg), "%zu stream entries name a CPU other than the ring buffer's they are on; skipped them",
+			 odd.wrong_cpu);
+		wmsg(w, 'W', msg);
+	}
+	if (odd.gap_wrong_cpu) {
+		snprintf(msg, sizeof(msg), "%zu bts_gap entries name a CPU other than the ring buffer's they are on; counted for the ring buffer's",
+			 odd.gap_wrong_cpu);
+		wmsg(w, 'W', msg);
+	}
+	if (nr0) {
+		snprintf(msg, sizeof(msg), "%zu ftrace:bts entries with nr 0 and a reason other than %d (stream), e.g. %u: malformed, skipped them",
+			 nr0, BTS_REASON_STREAM, nr0_reason);
+		wmsg(w, 'W', msg);
 	}
 	if (seed && send_symbols(tep, seed, w) == 0 && want_syms)
 		wmsg(w, 'W', "it saved no kallsyms: give -s or -k for symbols");
@@ -312,8 +544,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			 bad);
 		wmsg(w, 'W', msg);
 	}
-	if (!entries) {
-		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written while it recorded?",
+	if (!entries && !odd.gaps) {
+		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written, or stream mode on, while it recorded?",
 			 other);
 		wmsg(w, 'E', msg);
 		return 1;
@@ -421,6 +653,44 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			d->timestamp_ns = ts;
 			d->source = sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
 			snprintf(d->source_name, sizeof(d->source_name), "%s", sw ? "sw" : "intel_bts");
+		} else if (type == 'G') {
+			uint32_t hdr[3];
+			uint64_t v[3];
+			uint8_t sw;
+			struct bts_dump *d;
+
+			if (!rget(r, hdr, sizeof(hdr)) || !rget(r, &sw, 1) || !rget(r, v, sizeof(v)))
+				break;
+			d = dump_list_add(list);
+			d->records = hdr[1] ? xmalloc((size_t)hdr[1] * sizeof(*d->records)) : NULL;
+			d->gaps = hdr[2] ? xmalloc((size_t)hdr[2] * sizeof(*d->gaps)) : NULL;
+			if ((hdr[1] && !rget(r, d->records, (size_t)hdr[1] * sizeof(*d->records))) ||
+			    (hdr[2] && !rget(r, d->gaps, (size_t)hdr[2] * sizeof(*d->gaps)))) {
+				free(d->records);
+				free(d->gaps);
+				list->n--;
+				break;
+			}
+			d->path = xstrdup(path);
+			d->origin = "trace.dat";
+			d->version = BTS_VERSION;
+			d->header_size = BTS_V1_HEADER_SIZE;
+			d->record_size = BTS_V1_RECORD_SIZE;
+			d->cpu = hdr[0];
+			d->count = d->capacity = hdr[1];
+			d->ngaps = hdr[2];
+			d->reason = BTS_REASON_STREAM;
+			d->fault_index = BTS_NO_FAULT;
+			d->timestamp_ns = v[0];
+			d->stream = true;
+			d->lost_known = v[1];
+			d->lost_unseen = v[2];
+			d->source = sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
+			snprintf(d->source_name, sizeof(d->source_name), "%s", sw ? "sw" : "intel_bts");
+			/* Where the walk looks: in order, at or before the end. */
+			for (uint32_t i = 0; i < d->ngaps; i++)
+				if (d->gaps[i].index > d->count || (i && d->gaps[i].index < d->gaps[i - 1].index))
+					d->gaps[i].index = d->count;
 		} else {
 			break;
 		}

@@ -124,6 +124,7 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	uint32_t first = 0, end = d->count;
 	struct callstack cs = { .n = 0 };
 	uint32_t fault = d->fault_index;
+	uint32_t g = 0;
 
 	resolver_set_dump(r, d);
 	if (fault == BTS_NO_FAULT) {
@@ -166,6 +167,12 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 		const struct bts_rec *rec = &d->records[i];
 		struct event ev;
 
+		/* A stream's loss: say so, and know nothing of the stack after it. */
+		for (; g < d->ngaps && d->gaps[g].index <= i; g++) {
+			cs.n = 0;
+			if (listing && i >= first)
+				print_stream_gap(o, &opt->po, d, &d->gaps[g]);
+		}
 		resolver_between_records(r);
 		/* The table outgrows the caches: ask for later records' slots early. */
 		if (i + PREFETCH_AHEAD < end) {
@@ -203,6 +210,9 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 		if (o->failed)
 			break;
 	}
+	/* Losses after the last record: at the end of the listing. */
+	for (; listing && end == d->count && g < d->ngaps && !o->failed; g++)
+		print_stream_gap(o, &opt->po, d, &d->gaps[g]);
 	free(show);
 }
 
