@@ -291,21 +291,18 @@ static void stream_add(struct stream *s, struct stream_odd *odd, struct wbuf *w,
 	} else {
 		uint32_t jump = pos - s->next_pos;	/* mod 2^32: a wrap is no loss */
 
-		if (jump >= 1U << 31) {
+		if (s->pending)
+			stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
+		if (s->pending && (uint32_t)s->pending == jump) {
+			/* as bts_gap said */
+		} else if (jump >= 1U << 31) {
 			/* Back: no count can be known; a new stream from here. */
 			odd->backwards++;
-			if (s->pending)
-				stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
 			stream_gap(s, BTS_GAP_BACKWARDS, 0, pos);
-		} else {
-			uint32_t more = jump - (uint32_t)s->pending;
-
-			if (s->pending)
-				stream_gap(s, BTS_GAP_KNOWN, s->pending, pos);
-			if (more >= 1U << 31)
-				odd->mismatch++;	/* bts_gap said more than pos shows */
-			else if (more)
-				stream_gap(s, BTS_GAP_UNSEEN, more, pos);
+		} else if (s->pending > jump) {
+			odd->mismatch++;	/* bts_gap said more than pos shows */
+		} else if (jump > s->pending) {
+			stream_gap(s, BTS_GAP_UNSEEN, jump - s->pending, pos);
 		}
 	}
 	s->pending = 0;
