@@ -12,9 +12,15 @@ entry per line, in the order the writer CPU wrote them:
     WRITER CPU POS NR REASON FROM TO FLAGS      (numbers; addresses in hex)
     WRITER print TEXT                           (an ftrace:print entry)
     WRITER lost N                               (N events lost before the next)
+    WRITER gap CPU LOST                         (an ftrace:bts_gap entry)
 
---kallsyms embeds that text as the trace.dat's /proc/kallsyms; --no-bts
-leaves the ftrace:bts format out (a kernel without the tracer).
+Stream mode entries are bts entries with NR 0 and REASON 6, POS the CPU's
+sequence number. --kallsyms embeds that text as the trace.dat's
+/proc/kallsyms; --no-bts leaves the ftrace:bts format out (a kernel
+without the tracer), --no-gap the ftrace:bts_gap format (before stream
+mode). --edges FILE writes the caller -> callee function names of the
+software-source entries (FLAGS bit 63: each a call), one "CALLER CALLEE"
+a line, sorted and unique, named by the --kallsyms text.
 """
 import argparse
 import struct
@@ -23,6 +29,7 @@ import sys
 PAGE = 4096
 BTS_ID = 20
 PRINT_ID = 5
+GAP_ID = 21
 
 HEADER_PAGE = (
     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -55,6 +62,11 @@ BTS_FORMAT = (
     "print fmt: \"cpu=%u %u/%u %pS -> %pS%s%s\", REC->cpu, REC->pos, REC->nr, "
     "(void *)REC->from, (void *)REC->to, (REC->flags >> 62) & 1 ? \" [fault]\" : \"\", "
     "(REC->flags >> 63) & 1 ? \" [sw]\" : \"\"\n")
+GAP_FORMAT = (
+    "name: bts_gap\nID: %d\nformat:\n" % GAP_ID + COMMON +
+    "\tfield:unsigned long lost;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:unsigned int cpu;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+    "print fmt: \"bts_gap cpu:%u lost:%lu\", REC->cpu, REC->lost\n")
 PRINT_FORMAT = (
     "name: print\nID: %d\nformat:\n" % PRINT_ID + COMMON +
     "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -77,6 +89,8 @@ def main():
     ap.add_argument("--kallsyms")
     ap.add_argument("--cpus", type=int, default=0)
     ap.add_argument("--no-bts", action="store_true")
+    ap.add_argument("--no-gap", action="store_true")
+    ap.add_argument("--edges")
     ap.add_argument("records")
     a = ap.parse_args()
 
@@ -90,6 +104,9 @@ def main():
             per_cpu.setdefault(w, []).append(("print", f[2].rstrip("\n")))
         elif f[1] == "lost":
             per_cpu.setdefault(w, []).append(("lost", int(f[2])))
+        elif f[1] == "gap":
+            v = line.split()
+            per_cpu.setdefault(w, []).append(("gap", int(v[2]), int(v[3])))
         else:
             v = line.split()
             per_cpu.setdefault(w, []).append(("bts", int(v[1]), int(v[2]), int(v[3]),
@@ -113,7 +130,9 @@ def main():
                     cur, page_ts, missed = b"", None, 0
                 missed = 1 << 31
                 continue
-            if item[0] == "print":
+            if item[0] == "gap":
+                body = struct.pack("<HBBiQI", GAP_ID, 0, 0, 1, item[2] & (1 << 64) - 1, item[1])
+            elif item[0] == "print":
                 body = struct.pack("<HBBiQ", PRINT_ID, 0, 0, 1, 0xffffffff81000000) + \
                     item[1].encode() + b"\n\0"
             else:
@@ -139,6 +158,8 @@ def main():
     out += b"header_page\0" + struct.pack("<Q", len(HEADER_PAGE)) + HEADER_PAGE.encode()
     out += b"header_event\0" + struct.pack("<Q", len(HEADER_EVENT)) + HEADER_EVENT.encode()
     fmts = (PRINT_FORMAT,) if a.no_bts else (PRINT_FORMAT, BTS_FORMAT)
+    if not a.no_gap:
+        fmts += (GAP_FORMAT,)
     out += struct.pack("<I", len(fmts))
     for fmt in fmts:
         out += struct.pack("<Q", len(fmt)) + fmt.encode()
@@ -157,6 +178,28 @@ def main():
         struct.pack_into("<QQ", out, table + 16 * cpu, len(out), len(data[cpu]))
         out += data[cpu]
     open(a.o, "wb").write(out)
+    if a.edges:
+        write_edges(a.edges, a.kallsyms, per_cpu)
+
+
+def write_edges(path, kallsyms, per_cpu):
+    """Each software-source entry is a call: the functions holding FROM and TO."""
+    import bisect
+    syms = sorted((int(l.split()[0], 16), l.split()[2]) for l in open(kallsyms)
+                  if len(l.split()) >= 3 and l.split()[1] in "tT")
+    starts = [s for s, _ in syms]
+
+    def name(addr):
+        i = bisect.bisect_right(starts, addr) - 1
+        return syms[i][1] if i >= 0 else "0x%x" % addr
+    edges = set()
+    for items in per_cpu.values():
+        for it in items:
+            if it[0] == "bts" and it[7] >> 63:
+                edges.add((name(it[5]), name(it[6])))
+    with open(path, "w") as f:
+        for c, e in sorted(edges):
+            f.write("%s %s\n" % (c, e))
 
 
 if __name__ == "__main__":
