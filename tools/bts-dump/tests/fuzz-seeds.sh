@@ -50,6 +50,21 @@ cat >"$W/recs" <<'RECS'
 RECS
 python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-two-histories.dat" --kallsyms "$KS" "$W/recs"
 python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-no-kallsyms.dat" "$W/recs"
+# Stream mode: two CPUs' streams, a bts_gap, a pos jump, a wrap, a dump
+# between, nr 0 with another reason; and without the bts_gap format.
+cat >"$W/stream.recs" <<'RECS'
+0 0 0 0 6 ffffffff81000120 ffffffff81000200 0
+1 1 4294967295 0 6 ffffffff81000120 ffffffff81000200 8000000000000000
+0 gap 0 7
+0 0 8 0 6 ffffffff81000210 ffffffff81000308 0
+0 0 0 1 0 ffffffff81000120 ffffffff81000200 0
+1 1 0 0 6 ffffffffa0000010 ffffffffa0000040 8000000000000000
+0 0 20 0 6 ffffffff81000310 ffffffff81000390 0
+0 0 21 0 2 ffffffff81000310 ffffffff81000390 0
+1 gap 1 3
+RECS
+python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-stream.dat" --kallsyms "$KS" "$W/stream.recs"
+python3 "$HERE/gen-tracedat.py" -o "$HERE/fuzz/tracedat/seed-stream-no-gap.dat" --no-gap "$W/stream.recs"
 grep -v -e print -e lost "$W/recs" | cut -d' ' -f2- >"$W/con.recs"
 for style in dmesg pstore syslog raw; do
 	python3 "$HERE/gen-console.py" --kallsyms "$KS" --style $style "$W/con.recs" \

@@ -400,6 +400,153 @@ $GT -o "$T/td-fk.dat" --kallsyms "$T/fk.syms" "$T/td-fk.recs"
 ok_if "trace.dat: with a vmlinux, kinds are decoded and lines found" \
 	bash -c "grep -qE '^ +0 call +start_kernel\+0x[0-9a-f]+ \[[^]]*kernel\.c:[0-9]+\] -> keyed\+0x0' '$T/tdk.txt'"
 
+# --- trace.dat: stream mode (nr 0, reason 6; ftrace:bts_gap) ---------------
+# Each ring-buffer CPU's stream entries, oldest first, are its stream. The
+# records files below are the expectation: what bts-dump prints is checked
+# against them, not against numbers written here.
+stream_branches() {	# JSON -> "cpu from to" per branch of a stream, in output order
+	python3 -c "
+import json, sys
+st = False
+for o in map(json.loads, open(sys.argv[1])):
+    if o['type'] == 'dump':
+        st = o.get('stream', False)
+    elif o['type'] == 'branch' and st:
+        print(o['cpu'], o['from'][2:], o['to'][2:])" "$1"
+}
+stream_expected() {	# RECORDS -> "cpu from to" of the stream entries, by CPU then order
+	awk '$2 != "print" && $2 != "lost" && $2 != "gap" && $4 == 0 && $5 == 6 { print $2, $6, $7 }' "$1" |
+		sort -s -n -k1,1
+}
+export -f stream_branches stream_expected
+# Two CPUs writing at once, other entries between.
+python3 - "$T/st-clean.recs" <<'PY'
+import random, sys
+random.seed(7)
+fns = [0xffffffff81000100, 0xffffffff81000200, 0xffffffff81000300, 0xffffffff81000400]
+pos = {0: 0, 1: 0}
+with open(sys.argv[1], "w") as f:
+    for _ in range(400):
+        c = random.choice((0, 1))
+        fr = random.choice(fns) + random.randrange(0x10, 0xf0)
+        to = random.choice(fns) + random.choice((0, 0x20))
+        f.write("%d %d %d 0 6 %x %x 0\n" % (c, c, pos[c], fr, to))
+        pos[c] += 1
+        if random.random() < 0.05:
+            f.write("%d print between\n" % c)
+PY
+$GT -o "$T/st-clean.dat" --kallsyms "$S" "$T/st-clean.recs"
+"$BTS" --json "$T/st-clean.dat" >"$T/st-clean.json" 2>"$T/st-clean.err"
+st_rc=$?
+"$BTS" "$T/st-clean.dat" >"$T/st-clean.txt" 2>&1
+ok_if "stream: a clean 2-CPU stream gives every record, per CPU in order, no loss, exit 0" \
+	bash -c "[ $st_rc -eq 0 ] && [ ! -s '$T/st-clean.err' ] && diff <(stream_branches '$T/st-clean.json') <(stream_expected '$T/st-clean.recs') >/dev/null && [ \$(grep -c '\"type\":\"gap\"' '$T/st-clean.json') -eq 0 ] && [ \$(grep -cE '^CPU [01]: stream of [0-9]+ records from intel_bts, 0 gaps, 0 records lost' '$T/st-clean.txt') -eq 2 ] && ! grep -q -- '---' '$T/st-clean.txt'"
+
+# A bts_gap (known loss), a pos jump without one, a wrap at 2^32, a loss
+# after the last record, a dump history in between on the same CPU.
+cat >"$T/st-gap.recs" <<'RECS'
+0 0 0 0 6 ffffffff81000120 ffffffff81000200 0
+0 0 1 0 6 ffffffff81000210 ffffffff81000300 0
+0 gap 0 1234
+0 0 1236 0 6 ffffffff81000310 ffffffff81000400 0
+0 0 0 2 0 ffffffff81000120 ffffffff81000200 0
+0 0 1237 0 6 ffffffff81000410 ffffffff81000318 0
+0 0 1 2 0 ffffffff81000210 ffffffff81000300 0
+0 0 1300 0 6 ffffffff81000320 ffffffff81000218 0
+1 1 4294967294 0 6 ffffffff81000120 ffffffff81000200 0
+1 1 4294967295 0 6 ffffffff81000210 ffffffff81000300 0
+1 1 0 0 6 ffffffff81000310 ffffffff81000400 0
+1 1 1 0 6 ffffffff81000410 ffffffff81000318 0
+1 gap 1 3
+RECS
+$GT -o "$T/st-gap.dat" --kallsyms "$S" "$T/st-gap.recs"
+"$BTS" --no-indent "$T/st-gap.dat" >"$T/st-gap.txt" 2>"$T/st-gap.err"
+st_rc=$?
+"$BTS" --json "$T/st-gap.dat" >"$T/st-gap.json" 2>/dev/null
+awk '/^CPU 0: stream/{p=1;next} /^CPU/{p=0} p' "$T/st-gap.txt" >"$T/st-gap.cpu0"
+awk '/^CPU 1: stream/{p=1;next} /^CPU/{p=0} p' "$T/st-gap.txt" >"$T/st-gap.cpu1"
+ok_if "stream: a bts_gap is a marker with its count where it happened" \
+	bash -c "[ $st_rc -eq 0 ] && grep -B1 -A1 -x '  --- 1234 records lost (ring buffer full: bts_gap) ---' '$T/st-gap.cpu0' | sed -n '1p;3p' | grep -c 'ksys_read+0x0\$\|ksys_read+0x10 ->' | grep -qx 2"
+ok_if "stream: a pos jump without bts_gap is an 'overwritten or unread' marker with its count" \
+	bash -c "grep -B1 -A1 -x '  --- 62 records lost (ring buffer overwritten or unread: pos jumped) ---' '$T/st-gap.cpu0' | grep -q 'vfs_read+0x10 -> ksys_read+0x18' && grep -A1 -- '--- 62 records' '$T/st-gap.cpu0' | grep -q 'ksys_read+0x20 -> do_syscall_64+0x18'"
+ok_if "stream: the summary counts records, gaps and both kinds of loss" \
+	grep -qE '^CPU 0: stream of 5 records from intel_bts, 2 gaps, 1296 records lost \(1234 ring buffer full: bts_gap, 62 overwritten or unread: pos jumped\)' "$T/st-gap.txt"
+# CPU 1's first pos says how many records came before the recording.
+ok_if "stream: pos wrapping at 2^32 is no loss; a bts_gap after the last record is shown at the end" \
+	bash -c "grep -qE '^CPU 1: stream of 4 records from intel_bts, 2 gaps, 4294967297 records lost \(3 ring buffer full: bts_gap, 4294967294 overwritten' '$T/st-gap.txt' && [ \$(grep -c -- '---' '$T/st-gap.cpu1') -eq 2 ] && sed -n 1p '$T/st-gap.cpu1' | grep -qx '  --- 4294967294 records lost (ring buffer overwritten or unread: pos jumped) ---' && sed -n 2,5p '$T/st-gap.cpu1' | grep -cE '^ +[0-9]+ ' | grep -qx 4 && tail -1 '$T/st-gap.cpu1' | grep -qx '  --- 3 records lost (ring buffer full: bts_gap) ---'"
+ok_if "stream: a dump history between stream entries of one CPU is a history of its own" \
+	bash -c "grep -A2 '^CPU 0: 2 records (capacity 2) from intel_bts, dumped on dump' '$T/st-gap.txt' | grep -qE '^ +1 .*do_syscall_64\+0x10 -> ksys_read\+0x0' && [ \$(grep -c '^CPU' '$T/st-gap.txt') -eq 3 ] && diff <(stream_branches '$T/st-gap.json') <(stream_expected '$T/st-gap.recs') >/dev/null"
+ok_if "stream: JSON has each loss as a \"gap\" object and the totals in the stream's header" \
+	bash -c "grep -q '\"type\":\"gap\",\"cpu\":0,\"index\":2,\"pos\":1236,\"lost\":1234,\"cause\":\"bts_gap\"' '$T/st-gap.json' && grep -q '\"type\":\"gap\",\"cpu\":0,\"index\":4,\"pos\":1300,\"lost\":62,\"cause\":\"pos_jump\"' '$T/st-gap.json' && grep -q '\"stream\":true,\"gaps\":2,\"lost_known\":1234,\"lost_unseen\":62' '$T/st-gap.json'"
+# The stack model restarts at a loss: after it, ksys_read's call to
+# vfs_read has no caller known (without the gap it would be under
+# do_syscall_64, as the two records before it say).
+cat >"$T/st-fold.recs" <<'RECS'
+0 0 0 0 6 7f0000001000 ffffffff81000100 0
+0 0 1 0 6 ffffffff81000120 ffffffff81000200 0
+0 0 2 0 6 ffffffff81000210 ffffffff81000300 0
+0 gap 0 10
+0 0 13 0 6 ffffffff81000310 ffffffff81000400 0
+RECS
+$GT -o "$T/st-fold.dat" --kallsyms "$S" "$T/st-fold.recs"
+"$BTS" --folded "$T/st-fold.dat" >"$T/st-fold.txt" 2>&1
+# The same without the loss: no bts_gap, pos continuous.
+grep -v gap "$T/st-fold.recs" | awk '{ if ($2 != "gap") $3 = NR - 1; print }' >"$T/st-nofold.recs"
+$GT -o "$T/st-nofold.dat" --kallsyms "$S" "$T/st-nofold.recs"
+"$BTS" --folded "$T/st-nofold.dat" >"$T/st-nofold.txt" 2>&1
+ok_if "stream: --folded restarts the stacks after a loss" \
+	bash -c "grep -qx 'ksys_read;vfs_read 1' '$T/st-fold.txt' && ! grep -q 'do_syscall_64;ksys_read;vfs_read' '$T/st-fold.txt' && grep -qx '\[user\];entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 1' '$T/st-nofold.txt'"
+# --callgraph: the generator names each software-source entry's caller ->
+# callee from the kallsyms; bts-dump's edges must be that set exactly.
+python3 - "$T/st-cg.recs" <<'PY'
+import random, sys
+random.seed(11)
+fns = [0xffffffff81000100, 0xffffffff81000200, 0xffffffff81000300, 0xffffffff81000400,
+       0xffffffffa0000000, 0xffffffffa0000100]
+pos = {0: 5, 1: 0, 2: 0}
+with open(sys.argv[1], "w") as f:
+    for _ in range(3000):
+        c = random.choice((0, 1, 2))
+        # Not from the last symbol: a trace.dat's kallsyms gives it no end.
+        fr = random.choice(fns[:-1]) + random.randrange(0x10, 0xf0)
+        to = random.choice(fns)
+        if random.random() < 0.01:
+            f.write("%d gap %d %d\n" % (c, c, 50))
+            pos[c] += 50
+        if random.random() < 0.01:
+            pos[c] += 9
+        f.write("%d %d %d 0 6 %x %x 8000000000000000\n" % (c, c, pos[c], fr, to))
+        pos[c] += 1
+PY
+$GT -o "$T/st-cg.dat" --kallsyms "$S" --edges "$T/st-cg.want" "$T/st-cg.recs"
+"$BTS" --callgraph "$T/st-cg.dat" 2>/dev/null | sed -nE 's/^\t"([^"]*)" -> "([^"]*)" .*/\1 \2/p' | sort >"$T/st-cg.got"
+ok_if "stream: --callgraph has exactly the generated caller -> callee edges ($(wc -l <"$T/st-cg.want") of them)" \
+	bash -c "[ \$(wc -l <'$T/st-cg.want') -ge 20 ] && diff '$T/st-cg.want' '$T/st-cg.got'"
+# Hostile: nr 0 with another reason, a huge bts_gap, pos going back, a
+# stream entry naming another CPU; and a file without the bts_gap format.
+cat >"$T/st-bad.recs" <<'RECS'
+0 0 0 0 6 ffffffff81000120 ffffffff81000200 0
+0 0 1 0 3 ffffffff81000120 ffffffff81000200 0
+0 0 1 0 9 ffffffff81000120 ffffffff81000200 0
+0 gap 0 18446744073709551615
+0 0 1 0 6 ffffffff81000210 ffffffff81000300 0
+0 0 0 0 6 ffffffff81000310 ffffffff81000400 0
+0 3 1 0 6 ffffffff81000310 ffffffff81000400 0
+0 0 1 0 6 ffffffff81000410 ffffffff81000318 0
+RECS
+$GT -o "$T/st-bad.dat" --kallsyms "$S" "$T/st-bad.recs"
+"$BTS" --no-indent "$T/st-bad.dat" >"$T/st-bad.txt" 2>"$T/st-bad.err"
+st_rc=$?
+ok_if "stream: nr 0 with a reason other than stream is skipped with one warning" \
+	bash -c "[ $st_rc -eq 0 ] && [ \$(grep -c 'nr 0 and a reason other than 6' '$T/st-bad.err') -eq 1 ] && grep -q ': 2 ftrace:bts entries with nr 0' '$T/st-bad.err' && grep -q '^CPU 0: stream of 4 records' '$T/st-bad.txt'"
+ok_if "stream: a huge bts_gap, pos going back and a foreign CPU are marked or warned, no crash" \
+	bash -c "grep -qx '  --- 18446744073709551615 records lost (ring buffer full: bts_gap) ---' '$T/st-bad.txt' && grep -qx '  --- pos went back to 0: a new stream (re-armed?), records lost unknown ---' '$T/st-bad.txt' && grep -q 'pos went back' '$T/st-bad.err' && grep -q '1 stream entries name a CPU other' '$T/st-bad.err' && ! grep -qE 'Sanitizer|runtime error' '$T/st-bad.err' && [ \$(wc -l <'$T/st-bad.err') -eq 4 ]"
+$GT -o "$T/st-nogap.dat" --no-gap --kallsyms "$S" "$T/st-gap.recs"
+"$BTS" "$T/st-nogap.dat" >"$T/st-nogap.txt" 2>"$T/st-nogap.err"
+st_rc=$?
+ok_if "stream: without the bts_gap format (older kernel) losses are pos jumps, with one warning" \
+	bash -c "[ $st_rc -eq 0 ] && [ \$(wc -l <'$T/st-nogap.err') -eq 1 ] && grep -q 'no ftrace:bts_gap event format' '$T/st-nogap.err' && grep -qx '  --- 1234 records lost (ring buffer overwritten or unread: pos jumped) ---' '$T/st-nogap.txt'"
+
 # --- console text: what ftrace_dump_on_oops printed ------------------------
 GC="python3 $(dirname "$0")/gen-console.py"
 # CPU 1's oops capture and CPU 0's software dump of the fixtures above.
