@@ -40,7 +40,7 @@ struct print_opts {
 
 void print_dump_header(struct out *o, const struct print_opts *po, const struct bts_dump *d,
 		       uint32_t first, uint32_t end);
-/* A stream's loss before record @g->index: a marker line (text), a "gap" object (JSON). */
+/* A stream's loss before record @g->index: a marker line (text; perf: a "#" line), a "gap" object (JSON). */
 void print_stream_gap(struct out *o, const struct print_opts *po, const struct bts_dump *d,
 		      const struct bts_gap_mark *g);
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,

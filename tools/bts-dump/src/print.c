@@ -84,7 +84,10 @@ void print_stream_gap(struct out *o, const struct print_opts *po, const struct b
 		else
 			out_udec(o, g->lost);
 		out_fmt(o, ",\"cause\":\"%s\"}\n", causes[g->kind < 3 ? g->kind : 2]);
-	} else if (po->fmt == FMT_TEXT) {
+	} else {
+		/* perf-script readers (stackcollapse-perf.pl) pass over '#' lines. */
+		if (po->fmt == FMT_PERF)
+			out_lit(o, "#");
 		if (g->kind == BTS_GAP_KNOWN)
 			out_fmt(o, "  --- %llu record%s lost (ring buffer full: bts_gap) ---\n",
 				(unsigned long long)g->lost, plural(g->lost));

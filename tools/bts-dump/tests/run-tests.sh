@@ -478,6 +478,9 @@ ok_if "stream: a dump history between stream entries of one CPU is a history of 
 	bash -c "grep -A2 '^CPU 0: 2 records (capacity 2) from intel_bts, dumped on dump' '$T/st-gap.txt' | grep -qE '^ +1 .*do_syscall_64\+0x10 -> ksys_read\+0x0' && [ \$(grep -c '^CPU' '$T/st-gap.txt') -eq 3 ] && diff <(stream_branches '$T/st-gap.json') <(stream_expected '$T/st-gap.recs') >/dev/null"
 ok_if "stream: JSON has each loss as a \"gap\" object and the totals in the stream's header" \
 	bash -c "grep -q '\"type\":\"gap\",\"cpu\":0,\"index\":2,\"pos\":1236,\"lost\":1234,\"cause\":\"bts_gap\"' '$T/st-gap.json' && grep -q '\"type\":\"gap\",\"cpu\":0,\"index\":4,\"pos\":1300,\"lost\":62,\"cause\":\"pos_jump\"' '$T/st-gap.json' && grep -q '\"stream\":true,\"gaps\":2,\"lost_known\":1234,\"lost_unseen\":62' '$T/st-gap.json'"
+"$BTS" --perf "$T/st-gap.dat" >"$T/st-gap.perf" 2>/dev/null
+ok_if "stream: --perf gives each loss as a '#' line where it happened" \
+	bash -c "grep -B1 -A1 -x '#  --- 1234 records lost (ring buffer full: bts_gap) ---' '$T/st-gap.perf' | grep -c 'branches:k:' | grep -qx 2 && [ \$(grep -c '^#  --- ' '$T/st-gap.perf') -eq 4 ]"
 # The stack model restarts at a loss: after it, ksys_read's call to
 # vfs_read has no caller known (without the gap it would be under
 # do_syscall_64, as the two records before it say).
