@@ -32,8 +32,8 @@ trace-cmd report -i "$TRACE_DAT" 2>/dev/null | grep -E ' bts: +cpu=[0-9]+ [0-9]+
 "$BTS" --no-indent "$TRACE_DAT" >"$T/bts.txt" 2>"$T/bts.err"
 rc=$?
 "$BTS" --json "$TRACE_DAT" >"$T/bts.json" 2>/dev/null
-plan=4
-[ -n "$VMLINUX" ] && [ -r "$VMLINUX" ] && plan=5
+plan=5
+[ -n "$VMLINUX" ] && [ -r "$VMLINUX" ] && plan=6
 echo "1..$plan"
 check "trace.dat: bts-dump reads it, exit 0, no error" "[ $rc -eq 0 ] && ! grep -qv 'warning' '$T/bts.err'"
 check "trace.dat: as many records as trace-cmd report shows bts entries ($(wc -l <"$T/report.txt"))" \
@@ -82,7 +82,46 @@ print(len(d), sum(o.get("missing", 0) for o in d))
 PY
 check "trace.dat: every history is whole (no pos gaps; $(cat "$T/missing.txt") = histories, missing)" \
 	"[ \$(cut -d' ' -f1 '$T/missing.txt') -gt 0 ] && [ \$(cut -d' ' -f2 '$T/missing.txt') -eq 0 ]"
-if [ $plan -eq 5 ]; then
+# Stream mode: per ring-buffer CPU, trace-cmd report's stream entries
+# (nr 0, reason 6) and bts_gap lines give the records, what bts_gap
+# counted and what pos skipped in all; bts-dump's stream headers must say
+# the same.
+trace-cmd report -i "$TRACE_DAT" 2>/dev/null | grep -E ' bts(_gap)?: ' >"$T/stream-report.txt"
+python3 - "$T/stream-report.txt" "$T/bts.json" >"$T/stream.txt" <<'PY'
+import collections, json, re, sys
+recs, known, skipped, last = collections.Counter(), collections.Counter(), collections.Counter(), {}
+after = collections.Counter()	# bts_gap counts after a CPU's last record: no pos shows them
+for l in open(sys.argv[1]):
+    m = re.search(r"\[(\d+)\].* bts_gap cpu:\d+ lost:(\d+)", l)
+    if m:
+        known[int(m.group(1))] += int(m.group(2))
+        after[int(m.group(1))] += int(m.group(2))
+        continue
+    m = re.search(r"\[(\d+)\].* bts: +cpu=\d+ (\d+)/0 ", l)
+    if not m:
+        continue
+    c, pos = int(m.group(1)), int(m.group(2))
+    recs[c] += 1
+    after[c] = 0
+    skipped[c] += (pos - last[c] - 1) % (1 << 32) if c in last else pos
+    last[c] = pos
+ours = {}
+for o in map(json.loads, open(sys.argv[2])):
+    if o["type"] == "dump" and o.get("stream"):
+        a = ours.setdefault(o["cpu"], [0, 0, 0])
+        a[0] += o["count"]; a[1] += o["lost_known"]; a[2] += o["lost_known"] + o["lost_unseen"]
+theirs = {c: [recs[c], known[c], skipped[c] + after[c]] for c in recs}
+print(len(theirs), sum(v[0] for v in theirs.values()), int(theirs == ours))
+PY
+read st_cpus st_recs st_same <"$T/stream.txt"
+if [ "$st_cpus" -eq 0 ]; then
+	n=$((n + 1))
+	echo "ok $n - trace.dat: stream entries, losses as trace-cmd report's pos and bts_gap say # SKIP no stream entries in it"
+else
+	check "trace.dat: stream entries, losses as trace-cmd report's pos and bts_gap say ($st_cpus CPUs, $st_recs records)" \
+		"[ $st_same -eq 1 ]"
+fi
+if [ $plan -eq 6 ]; then
 	python3 - "$T/bts.json" "$T/gt.recs" <<'PY'
 import collections, json, sys
 b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
