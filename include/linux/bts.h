@@ -96,10 +96,18 @@ enum bts_reason {
 	BTS_REASON_GPF		= 4,
 	BTS_REASON_WARN		= 5,
 	BTS_REASON_MAX,
+	/* Not a fault: a record streamed as it was taken (bts_stream_emit()). */
+	BTS_REASON_STREAM	= 6,
 };
 
 /* Arm flags: record user-mode branches too (default: kernel and user). */
 #define BTS_ARM_USER		BIT(0)
+/*
+ * Arm flag: stream mode. Besides keeping its history, the source hands
+ * every record to bts_stream_emit() on the CPU that took the branch. A
+ * source that cannot stream fails bts_arm() with -EOPNOTSUPP.
+ */
+#define BTS_ARM_STREAM		BIT(1)
 
 /**
  * struct bts_source - a branch source
@@ -180,6 +188,19 @@ struct bts_source *bts_find_source(const char *name);
 struct bts_source *bts_first_available_source(void);
 
 int bts_arm(struct bts_source *src, unsigned int arm_flags);
+
+/**
+ * typedef bts_stream_sink_t - where streamed records go (the tracer)
+ * @recs:	records of this CPU, oldest first
+ * @n:		how many
+ *
+ * Called on the CPU that recorded them, in any context (NMI included),
+ * with preemption off: must not sleep, allocate or take locks.
+ */
+typedef void (*bts_stream_sink_t)(const struct bts_record *recs,
+				  unsigned int n);
+void bts_set_stream_sink(bts_stream_sink_t sink);
+void bts_stream_emit(const struct bts_record *recs, unsigned int n);
 void bts_disarm(void);
 struct bts_source *bts_armed_source(void);
 

@@ -356,6 +356,39 @@ void notrace __bts_crash_stop_this_cpu(void)
 		src->stop_this_cpu();
 }
 
+/* ------------------------------------------------------------------ */
+/* Stream mode                                                          */
+
+static bts_stream_sink_t bts_stream_sink;
+
+/**
+ * bts_set_stream_sink - say where streamed records go
+ * @sink:	the tracer's writer, or NULL
+ *
+ * Set before arming with BTS_ARM_STREAM, cleared after disarming: a
+ * source that still calls bts_stream_emit() then finds no sink. Process
+ * context.
+ */
+void bts_set_stream_sink(bts_stream_sink_t sink)
+{
+	WRITE_ONCE(bts_stream_sink, sink);
+}
+
+/**
+ * bts_stream_emit - a source in stream mode hands over records
+ * @recs:	records of this CPU, oldest first
+ * @n:		how many
+ *
+ * Any context, preemption off, on the CPU that recorded them: no locks.
+ */
+void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n)
+{
+	bts_stream_sink_t sink = READ_ONCE(bts_stream_sink);
+
+	if (sink)
+		sink(recs, n);
+}
+
 /**
  * bts_armed_source - the armed source, or NULL. Any context.
  */

@@ -6,7 +6,8 @@
  * machines, other vendors). Every traced kernel function entry adds one
  * record {from = the call instruction in the caller, to = the callee's
  * ftrace location, flags = BTS_FLAG_SW} to a per-CPU circular buffer with the
- * same capacity semantics as the hardware source. It sees calls only (no
+ * same capacity semantics as the hardware source; in stream mode it also
+ * hands each record to bts_stream_emit() as it is taken. It sees calls only (no
  * jumps, returns or user branches) and only of functions ftrace can trace,
  * and it is never presented as BTS: every record carries BTS_FLAG_SW and
  * the source is named "sw" everywhere.
@@ -33,6 +34,9 @@
 #define BTS_SW_CAPACITY		2730
 
 static DEFINE_PER_CPU(struct bts_sw_ring, bts_sw_rings);
+
+/* Stream mode (BTS_ARM_STREAM): each record also goes to the stream. */
+static bool bts_sw_streaming;
 
 /**
  * bts_sw_ring_add - append one record to a ring (NMI safe)
@@ -108,14 +112,25 @@ static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op,
 				struct ftrace_regs *fregs)
 {
+	struct bts_sw_ring *ring;
+	struct bts_record rec;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
 	/* The trylock disabled preemption: this CPU's ring is ours. */
-	bts_sw_ring_add(this_cpu_ptr(&bts_sw_rings),
-			bts_sw_call_site(parent_ip, ip), ip);
+	ring = this_cpu_ptr(&bts_sw_rings);
+	rec.from = bts_sw_call_site(parent_ip, ip);
+	rec.to = ip;
+	rec.flags = BTS_FLAG_SW;
+	bts_sw_ring_add(ring, rec.from, rec.to);
+	/*
+	 * One edge at a time, as it happens: nothing waits in a batch for
+	 * a flush. A frozen CPU (a capture) streams nothing either.
+	 */
+	if (READ_ONCE(bts_sw_streaming) && !READ_ONCE(ring->frozen))
+		bts_stream_emit(&rec, 1);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -180,6 +195,7 @@ static int bts_sw_arm(unsigned int arm_flags)
 			return -ENOMEM;
 		}
 	}
+	WRITE_ONCE(bts_sw_streaming, !!(arm_flags & BTS_ARM_STREAM));
 	ret = register_ftrace_function(&bts_sw_ops);
 	if (ret)
 		bts_sw_free(true);
@@ -200,6 +216,7 @@ static void bts_sw_disarm(void)
 {
 	unregister_ftrace_function(&bts_sw_ops);
 	bts_sw_free(true);
+	WRITE_ONCE(bts_sw_streaming, false);
 }
 
 static void notrace bts_sw_freeze_this_cpu(void)

@@ -696,6 +696,14 @@ static int intel_bts_arm(unsigned int arm_flags)
 	if (why)
 		goto out;
 	ret = -EOPNOTSUPP;
+	/*
+	 * Stream mode needs the BTINT threshold interrupt drained from the
+	 * PMI; not written yet (the flight recorder keeps BTINT clear).
+	 */
+	if (arm_flags & BTS_ARM_STREAM) {
+		pr_info("stream mode is not supported on this source yet\n");
+		goto out;
+	}
 	if (!(arm_flags & BTS_ARM_USER) &&
 	    !intel_bts.hw->has_feature(X86_FEATURE_DSCPL)) {
 		pr_info("no DS-CPL: user branches cannot be left out; enable the user option\n");
