@@ -57,11 +57,13 @@
 #define BTS_OPT_USER		BIT(0)	/* record user-mode branches too */
 #define BTS_OPT_OOPS		BIT(1)	/* capture at oops, BUG, panic, #GP */
 #define BTS_OPT_WARN		BIT(2)	/* capture at WARN too */
+#define BTS_OPT_STREAM		BIT(3)	/* stream mode (bts/mode) */
 
 static struct tracer_opt bts_opts[] = {
 	{ TRACER_OPT(bts_user, BTS_OPT_USER) },
 	{ TRACER_OPT(bts_capture_oops, BTS_OPT_OOPS) },
 	{ TRACER_OPT(bts_capture_warn, BTS_OPT_WARN) },
+	{ TRACER_OPT(bts_stream, BTS_OPT_STREAM) },
 	{ } /* terminator */
 };
 
@@ -258,6 +260,137 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
 }
 
 /* ------------------------------------------------------------------ */
+/* Stream mode: records into the ring buffer as they are taken          */
+
+/**
+ * struct bts_stream_cpu - one CPU's stream, since the last arming
+ * @seq:	records handed over (the next one's pos, modulo 2^32)
+ * @written:	records written into the ring buffer
+ * @lost:	records the ring buffer refused, or that came in an NMI
+ *		while this CPU was writing
+ * @pending:	of @lost, those no ftrace:bts_gap entry has reported yet
+ * @gaps:	ftrace:bts_gap entries written
+ * @busy:	this CPU is writing (IRQs off): an NMI's records are lost
+ */
+struct bts_stream_cpu {
+	local_t seq;
+	local_t written;
+	local_t lost;
+	local_t pending;
+	local_t gaps;
+	int busy;
+};
+
+static DEFINE_PER_CPU(struct bts_stream_cpu, bts_stream_cpus);
+
+/* Write the pending loss as one ftrace:bts_gap entry; false if refused. */
+static bool notrace bts_stream_gap(struct trace_buffer *buffer,
+				   struct bts_stream_cpu *sc, unsigned int cpu,
+				   unsigned int trace_ctx)
+{
+	long lost = local_read(&sc->pending);
+	struct ring_buffer_event *event;
+	struct bts_gap_entry *gap;
+
+	event = trace_buffer_lock_reserve(buffer, TRACE_BTS_GAP, sizeof(*gap),
+					  trace_ctx);
+	if (!event)
+		return false;
+	gap = ring_buffer_event_data(event);
+	gap->cpu = cpu;
+	gap->lost = lost;
+	trace_buffer_unlock_commit_nostack(buffer, event);
+	local_sub(lost, &sc->pending);
+	local_inc(&sc->gaps);
+	return true;
+}
+
+/**
+ * bts_stream_write - the stream sink: this CPU's records into the ring buffer
+ * @recs:	records, oldest first
+ * @n:		how many
+ *
+ * One ftrace:bts entry per record (nr 0, reason stream, pos the CPU's
+ * stream sequence number), on this CPU's ring buffer. Nothing is lost
+ * silently: a record the ring buffer refuses (full without overwrite,
+ * writing off) is counted, and an ftrace:bts_gap entry with the count
+ * comes before the next record written, whose pos jumps by that count.
+ * IRQs are off while writing, so that records of one CPU are written in
+ * the order they were taken; an NMI that brings records meanwhile has
+ * them counted as lost instead. Any context: no locks, no allocation.
+ */
+static void notrace bts_stream_write(const struct bts_record *recs,
+				     unsigned int n)
+{
+	struct trace_array *tr = READ_ONCE(bts_trace);
+	struct bts_stream_cpu *sc = this_cpu_ptr(&bts_stream_cpus);
+	unsigned int cpu = raw_smp_processor_id();
+	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	unsigned int trace_ctx, i;
+	struct bts_entry *entry;
+	unsigned long flags;
+	long seq;
+
+	local_irq_save(flags);
+	if (!tr || sc->busy) {
+		local_add(n, &sc->seq);
+		local_add(n, &sc->lost);
+		local_add(n, &sc->pending);
+		local_irq_restore(flags);
+		return;
+	}
+	sc->busy = 1;
+	barrier();
+	buffer = tr->array_buffer.buffer;
+	trace_ctx = tracing_gen_ctx_flags(flags);
+	for (i = 0; i < n; i++) {
+		seq = local_inc_return(&sc->seq) - 1;
+		if (local_read(&sc->pending) &&
+		    !bts_stream_gap(buffer, sc, cpu, trace_ctx))
+			goto lost;
+		event = trace_buffer_lock_reserve(buffer, TRACE_BTS,
+						  sizeof(*entry), trace_ctx);
+		if (!event)
+			goto lost;
+		entry = ring_buffer_event_data(event);
+		entry->from = recs[i].from;
+		entry->to = recs[i].to;
+		entry->flags = recs[i].flags;
+		entry->cpu = cpu;
+		entry->pos = (u32)seq;
+		entry->nr = 0;
+		entry->reason = BTS_REASON_STREAM;
+		trace_buffer_unlock_commit_nostack(buffer, event);
+		local_inc(&sc->written);
+		continue;
+lost:
+		local_inc(&sc->lost);
+		local_inc(&sc->pending);
+	}
+	barrier();
+	sc->busy = 0;
+	local_irq_restore(flags);
+}
+
+/* Before arming in stream mode: counts start again. bts_lock held. */
+static void bts_stream_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
+
+		local_set(&sc->seq, 0);
+		local_set(&sc->written, 0);
+		local_set(&sc->lost, 0);
+		local_set(&sc->pending, 0);
+		local_set(&sc->gaps, 0);
+		sc->busy = 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Sources and arming                                                   */
 
 static struct bts_source *bts_selected_source(enum bts_select sel)
@@ -299,16 +432,25 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
 		return -ENODEV;
 	}
+	if (opts & BTS_OPT_STREAM) {
+		arm_flags |= BTS_ARM_STREAM;
+		bts_stream_reset();
+		bts_set_stream_sink(bts_stream_write);
+	}
 	ret = bts_arm(src, arm_flags);
-	if (ret)
+	if (ret) {
+		bts_set_stream_sink(NULL);
 		return ret;
+	}
 	ret = bts_capture_enable(bts_capture_reasons(opts), bts_emit_capture);
 	if (ret) {
 		bts_disarm();
+		bts_set_stream_sink(NULL);
 		return ret;
 	}
-	pr_info("recording with source %s (%u records per CPU)\n",
-		src->name, src->capacity());
+	pr_info("recording with source %s (%u records per CPU%s)\n",
+		src->name, src->capacity(),
+		(opts & BTS_OPT_STREAM) ? ", streaming" : "");
 	/* tracing_on is 0: record nothing until it is 1 (bts_tracer_start) */
 	if (!tracer_tracing_is_on(tr))
 		bts_pause(true);
@@ -319,6 +461,8 @@ static void bts_stop_recording(void)
 {
 	bts_capture_disable();
 	bts_disarm();
+	/* After the disarm: no source calls bts_stream_emit() any more. */
+	bts_set_stream_sink(NULL);
 }
 
 /* Re-arm with new settings; on failure go back to the old ones. */
@@ -424,6 +568,85 @@ static const struct file_operations bts_source_fops = {
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
+
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/mode, bts/stream                                        */
+
+static const char * const bts_mode_names[] = { "ring", "stream" };
+
+static int bts_mode_show(struct seq_file *m, void *v)
+{
+	bool stream = READ_ONCE(bts_flags.val) & BTS_OPT_STREAM;
+
+	seq_printf(m, stream ? "%s [%s]\n" : "[%s] %s\n", bts_mode_names[0],
+		   bts_mode_names[1]);
+	return 0;
+}
+
+/*
+ * The same state as the bts_stream option (trace_options, which is how
+ * trace-cmd record -O bts_stream sets it): a change re-arms the source,
+ * and a source that cannot stream leaves everything as it was.
+ */
+static ssize_t bts_mode_write(struct file *file, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	char buf[16];
+	int mode, ret = 0;
+	u32 opts;
+
+	if (cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	mode = sysfs_match_string(bts_mode_names, strim(buf));
+	if (mode < 0)
+		return -EINVAL;
+
+	mutex_lock(&trace_types_lock);
+	mutex_lock(&bts_lock);
+	opts = mode ? bts_flags.val | BTS_OPT_STREAM :
+		      bts_flags.val & ~BTS_OPT_STREAM;
+	if (opts != bts_flags.val && bts_busy)
+		ret = bts_rearm(bts_selected, opts);
+	if (!ret)
+		bts_flags.val = opts;
+	mutex_unlock(&bts_lock);
+	mutex_unlock(&trace_types_lock);
+	return ret ? ret : cnt;
+}
+
+static const struct file_operations bts_mode_fops = {
+	.open		= bts_seq_open,
+	.read		= seq_read,
+	.write		= bts_mode_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static const struct file_operations bts_seq_fops = {
+	.open		= bts_seq_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Per possible CPU, since the last arming in stream mode. */
+static int bts_stream_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_puts(m, "# cpu records written lost gaps\n");
+	for_each_possible_cpu(cpu) {
+		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
+
+		seq_printf(m, "%d %ld %ld %ld %ld\n", cpu,
+			   local_read(&sc->seq), local_read(&sc->written),
+			   local_read(&sc->lost), local_read(&sc->gaps));
+	}
+	return 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/dump                                                    */
@@ -569,6 +792,7 @@ static const char * const bts_reason_names[] = {
 	[BTS_REASON_PANIC]	= "panic",
 	[BTS_REASON_GPF]	= "GPF",
 	[BTS_REASON_WARN]	= "WARN",
+	[BTS_REASON_STREAM]	= "stream",
 };
 
 static int bts_capture_show(struct seq_file *m, void *v)
@@ -1173,6 +1397,10 @@ static int __init bts_init_tracefs(void)
 			  &bts_source_fops);
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,
 			  &bts_nr_records_param, &trace_min_max_fops);
+	trace_create_file("mode", TRACE_MODE_WRITE, top, bts_mode_show,
+			  &bts_mode_fops);
+	trace_create_file("stream", TRACE_MODE_READ, top, bts_stream_show,
+			  &bts_seq_fops);
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
 	trace_create_file("capture", TRACE_MODE_WRITE, top, bts_capture_show,
 			  &bts_capture_fops);
@@ -1202,6 +1430,14 @@ static int __init bts_init_tracefs(void)
 /* ------------------------------------------------------------------ */
 /* Output of ftrace:bts entries in trace and trace_pipe                 */
 
+/* The reason an entry names after its markers; NULL for a dump. */
+static const char *bts_entry_reason(unsigned int reason)
+{
+	if (!reason || reason >= ARRAY_SIZE(bts_reason_names))
+		return NULL;
+	return bts_reason_names[reason];
+}
+
 static enum print_line_t bts_entry_print(struct trace_iterator *iter,
 					 int flags, struct trace_event *event)
 {
@@ -1214,10 +1450,8 @@ static enum print_line_t bts_entry_print(struct trace_iterator *iter,
 			 (void *)field->from, (void *)field->to,
 			 field->flags & BTS_FLAG_FAULT ? " [fault]" : "",
 			 field->flags & BTS_FLAG_SW ? " [sw]" : "",
-			 field->reason && field->reason < BTS_REASON_MAX ?
-				" " : "",
-			 field->reason && field->reason < BTS_REASON_MAX ?
-				bts_reason_names[field->reason] : "");
+			 bts_entry_reason(field->reason) ? " " : "",
+			 bts_entry_reason(field->reason) ?: "");
 	return trace_handle_return(s);
 }
 
@@ -1265,6 +1499,28 @@ static struct trace_event_functions bts_history_funcs = {
 static struct trace_event bts_history_event = {
 	.type		= TRACE_BTS_HISTORY,
 	.funcs		= &bts_history_funcs,
+};
+
+/* The same text as the event's print format. */
+static enum print_line_t bts_gap_print(struct trace_iterator *iter,
+				       int flags, struct trace_event *event)
+{
+	struct bts_gap_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "bts_gap cpu:%u lost:%lu\n", field->cpu,
+			 field->lost);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions bts_gap_funcs = {
+	.trace		= bts_gap_print,
+	.raw		= bts_gap_print,
+};
+
+static struct trace_event bts_gap_event = {
+	.type		= TRACE_BTS_GAP,
+	.funcs		= &bts_gap_funcs,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1345,7 +1601,7 @@ static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 
 	mutex_lock(&bts_lock);
 	if (bts_busy && bts_trace == tr) {
-		if (bit == BTS_OPT_USER)
+		if (bit == BTS_OPT_USER || bit == BTS_OPT_STREAM)
 			ret = bts_rearm(bts_selected, opts);
 		else
 			bts_capture_set_reasons(bts_capture_reasons(opts));
@@ -1374,6 +1630,8 @@ static __init int bts_tracer_register(void)
 		pr_warn("cannot register the ftrace:bts output\n");
 	if (!register_trace_event(&bts_history_event))
 		pr_warn("cannot register the ftrace:bts_history output\n");
+	if (!register_trace_event(&bts_gap_event))
+		pr_warn("cannot register the ftrace:bts_gap output\n");
 	ret = register_tracer(&bts_tracer);
 	if (ret)
 		return ret;

@@ -1287,6 +1287,128 @@ static struct kunit_suite bts_core_suite = {
 	.test_cases = bts_core_cases,
 };
 
+/* ---- stream mode: the writer into the ring buffer ----------------- */
+
+struct stream_fixture {
+	struct trace_array *tr;
+	struct trace_array *saved;
+};
+
+/* A private instance takes the stream; this CPU's counts start at zero. */
+static void stream_start(struct kunit *test, struct stream_fixture *f)
+{
+	f->tr = trace_array_get_by_name("bts_kunit_stream", NULL);
+	KUNIT_ASSERT_NOT_NULL(test, f->tr);
+	mutex_lock(&bts_lock);
+	f->saved = bts_trace;
+	KUNIT_ASSERT_FALSE(test, bts_busy);
+	WRITE_ONCE(bts_trace, f->tr);
+	mutex_unlock(&bts_lock);
+	bts_stream_reset();
+}
+
+static void stream_stop(struct stream_fixture *f)
+{
+	mutex_lock(&bts_lock);
+	WRITE_ONCE(bts_trace, f->saved);
+	mutex_unlock(&bts_lock);
+	trace_array_put(f->tr);
+	trace_array_destroy(f->tr);
+}
+
+/* The next entry of @cpu's buffer: its type, and pos or lost. */
+static int stream_next(struct trace_buffer *buffer, int cpu, u64 *val)
+{
+	struct ring_buffer_event *event;
+	struct trace_entry *ent;
+
+	event = ring_buffer_consume(buffer, cpu, NULL, NULL);
+	if (!event)
+		return -1;
+	ent = ring_buffer_event_data(event);
+	if (ent->type == TRACE_BTS)
+		*val = ((struct bts_entry *)ent)->pos;
+	else if (ent->type == TRACE_BTS_GAP)
+		*val = ((struct bts_gap_entry *)ent)->lost;
+	return ent->type;
+}
+
+static const struct bts_record stream_recs[3] = {
+	{ 0x1000, 0x2000, BTS_FLAG_SW }, { 0x1001, 0x2001, BTS_FLAG_SW },
+	{ 0x1002, 0x2002, BTS_FLAG_SW },
+};
+
+static void stream_nmi_while_writing_is_counted_and_reported(struct kunit *test)
+{
+	struct stream_fixture f;
+	struct trace_buffer *buffer;
+	struct bts_stream_cpu *sc;
+	u64 val = 0;
+	int cpu;
+
+	stream_start(test, &f);
+	buffer = f.tr->array_buffer.buffer;
+	preempt_disable();
+	cpu = smp_processor_id();
+	sc = this_cpu_ptr(&bts_stream_cpus);
+	/* as an NMI finds it while this CPU writes */
+	sc->busy = 1;
+	bts_stream_write(stream_recs, 3);
+	sc->busy = 0;
+	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->written), 0);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	bts_stream_write(stream_recs, 2);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
+	KUNIT_EXPECT_EQ(test, val, 3);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 3);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 4);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->seq), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->written), 2);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->pending), 0);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->gaps), 1);
+	stream_stop(&f);
+}
+
+static void stream_refused_records_are_counted_and_reported(struct kunit *test)
+{
+	struct stream_fixture f;
+	struct trace_buffer *buffer;
+	struct bts_stream_cpu *sc;
+	u64 val = 0;
+	int cpu;
+
+	stream_start(test, &f);
+	buffer = f.tr->array_buffer.buffer;
+	preempt_disable();
+	cpu = smp_processor_id();
+	sc = this_cpu_ptr(&bts_stream_cpus);
+	bts_stream_write(stream_recs, 1);
+	ring_buffer_record_disable(buffer);
+	bts_stream_write(stream_recs, 2);
+	/* the gap entry is refused too: the record after it is lost */
+	bts_stream_write(stream_recs, 1);
+	ring_buffer_record_enable(buffer);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->pending), 3);
+	bts_stream_write(stream_recs, 1);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
+	KUNIT_EXPECT_EQ(test, val, 3);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 4);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->seq),
+			local_read(&sc->written) + local_read(&sc->lost));
+	stream_stop(&f);
+}
+
 static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(fault_record_hw_is_newest_branch_to_an_exception_entry),
 	KUNIT_CASE(fault_record_hw_interrupt_after_the_fault_is_not_it),
@@ -1296,6 +1418,8 @@ static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(fault_record_absent_is_u32_max),
 	KUNIT_CASE(header_describes_the_snapshot),
 	KUNIT_CASE(capture_reasons_follow_the_options),
+	KUNIT_CASE(stream_nmi_while_writing_is_counted_and_reported),
+	KUNIT_CASE(stream_refused_records_are_counted_and_reported),
 	{}
 };
 
