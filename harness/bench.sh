@@ -19,7 +19,7 @@ for m in sw hw same-cpu; do
 	mkdir -p "$share"
 	case $m in
 	sw) echo "== Debian's QEMU, -cpu max: the software source"
-	    hw=0 tests=bench/dump.sh,bench/slowdown.sh ;;
+	    hw=0 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh ;;
 	hw) echo "== the BTS QEMU (Skylake-Client with the Debug Store): the Intel source on emulated BTS"
 	    hw=1 tests=bench/dump.sh,bench/slowdown.sh ;;
 	same-cpu) echo "== Debian's QEMU with the same Skylake-Client, no Debug Store (the baseline for BTS off)"
