@@ -489,18 +489,20 @@ def main():
                 record("host: bts-dump plugin tests exit status", False,
                        p.stderr.strip()[-300:])
         # bts-dump reading the guests' trace.dat (software and hardware
-        # records), against trace-cmd report.
-        for boot in ("shared", "hw-shared"):
-            dat = os.path.join(OUT, boot, "trace.dat")
+        # records, and 16-stream's stream recording), against trace-cmd
+        # report.
+        for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
+                           ("16-stream", "stream.dat")):
+            dat = os.path.join(OUT, boot, name)
             if DEBUG or not os.path.exists(dat):
                 continue
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
                                 "test-tracedat", f"TRACE_DAT={dat}",
                                 f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
                                cwd=TOP, capture_output=True, text=True)
-            parse_tap(p.stdout, f"host: bts-dump trace.dat ({boot})")
+            parse_tap(p.stdout, f"host: bts-dump {name} ({boot})")
             if p.returncode != 0:
-                record(f"host: bts-dump trace.dat tests exit status ({boot})", False,
+                record(f"host: bts-dump {name} tests exit status ({boot})", False,
                        p.stderr.strip()[-300:])
 
     passed = sum(1 for _, ok, skip in results if ok and not skip)
