@@ -124,6 +124,22 @@ trace-cmd report /tmp/s.dat 2> /dev/null | grep -cE ' cpu=[0-9]+ [0-9]+/0 ' > /t
 bts-dump -s /proc/kallsyms --callgraph /tmp/s.dat > /tmp/cg.dot 2> /tmp/cg.err
 diag "bts-dump: $(head -c 200 /tmp/cg.err)"
 check "bts-dump --callgraph has the edge into getppid()" grep -qE '(__x64_sys|__do_sys)_getppid' /tmp/cg.dot
+# coverage: every caller -> callee edge trace-cmd report shows in the
+# stream is in the call graph (names turned into addresses with this
+# boot's kallsyms, so that aliases of one address compare equal)
+trace-cmd report /tmp/s.dat 2> /dev/null | grep -E ' cpu=[0-9]+ [0-9]+/0 ' |
+	sed -nE 's/.* cpu=[0-9]+ [0-9]+\/0 ([^ +]+)\+0x[0-9a-f]+ -> ([^ +]+)\+0x[0-9a-f]+ .*/\1 \2/p' > /tmp/rep.edges
+sed -n 's/^\t"\([^"]*\)" -> "\([^"]*\)".*/\1 \2/p' /tmp/cg.dot > /tmp/cg.edges
+awk 'FILENAME == "/proc/kallsyms" { if (!($3 in a)) a[$3] = $1; next }
+     function k(n) { return (n in a) ? a[n] : n }
+     FILENAME == "/tmp/cg.edges" { cg[k($1) " " k($2)] = 1; next }
+     { e = k($1) " " k($2); if (!(e in seen)) { seen[e] = 1; n++; if (!(e in cg)) { m++; if (m <= 3) ex = ex " " $1 "->" $2 } } }
+     END { print n + 0, m + 0, ex }' /proc/kallsyms /tmp/cg.edges /tmp/rep.edges > /tmp/cov.txt
+read edges missing rest < /tmp/cov.txt
+diag "coverage: $edges distinct call edges in trace-cmd report, $missing not in bts-dump's call graph $rest"
+[ "$edges" -gt 100 ] && [ "$missing" = 0 ] &&
+	ok "bts-dump --callgraph covers every call edge of the stream ($edges)" ||
+	not_ok "bts-dump --callgraph covers every call edge of the stream ($edges edges, $missing missing:$rest)"
 cp /tmp/s.dat /host/stream.dat 2> /dev/null
 echo nop > $T/current_tracer
 diag "bts/mode after trace-cmd: $(cat $M)"; echo ring > $M
