@@ -104,8 +104,9 @@ enum bts_reason {
 #define BTS_ARM_USER		BIT(0)
 /*
  * Arm flag: stream mode. Besides keeping its history, the source hands
- * every record to bts_stream_emit() on the CPU that took the branch. A
- * source that cannot stream fails bts_arm() with -EOPNOTSUPP.
+ * every record to bts_stream_emit() on the CPU that took the branch (as
+ * it is taken, or in batches), and says how many it lost. A source that
+ * cannot stream fails bts_arm() with -EOPNOTSUPP.
  */
 #define BTS_ARM_STREAM		BIT(1)
 
@@ -192,15 +193,19 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags);
 /**
  * typedef bts_stream_sink_t - where streamed records go (the tracer)
  * @recs:	records of this CPU, oldest first
- * @n:		how many
+ * @n:		how many (may be 0 when only @lost is news)
+ * @lost:	records the source lost just before @recs (at least that
+ *		many: a full hardware buffer drops an unknown number, and
+ *		counts as one)
  *
  * Called on the CPU that recorded them, in any context (NMI included),
  * with preemption off: must not sleep, allocate or take locks.
  */
 typedef void (*bts_stream_sink_t)(const struct bts_record *recs,
-				  unsigned int n);
+				  unsigned int n, unsigned long lost);
 void bts_set_stream_sink(bts_stream_sink_t sink);
-void bts_stream_emit(const struct bts_record *recs, unsigned int n);
+void bts_stream_emit(const struct bts_record *recs, unsigned int n,
+		     unsigned long lost);
 void bts_disarm(void);
 struct bts_source *bts_armed_source(void);
 

@@ -378,15 +378,18 @@ void bts_set_stream_sink(bts_stream_sink_t sink)
  * bts_stream_emit - a source in stream mode hands over records
  * @recs:	records of this CPU, oldest first
  * @n:		how many
+ * @lost:	records the source lost just before these (see
+ *		bts_stream_sink_t)
  *
  * Any context, preemption off, on the CPU that recorded them: no locks.
  */
-void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n)
+void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n,
+			     unsigned long lost)
 {
 	bts_stream_sink_t sink = READ_ONCE(bts_stream_sink);
 
-	if (sink)
-		sink(recs, n);
+	if (sink && (n || lost))
+		sink(recs, n, lost);
 }
 
 /**

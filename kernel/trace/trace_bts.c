@@ -266,10 +266,12 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
  * struct bts_stream_cpu - one CPU's stream, since the last arming
  * @seq:	records handed over (the next one's pos, modulo 2^32)
  * @written:	records written into the ring buffer
- * @lost:	records the ring buffer refused, or that came in an NMI
- *		while this CPU was writing
+ * @lost:	records the ring buffer refused, that came in an NMI
+ *		while this CPU was writing, or that the source lost
  * @pending:	of @lost, those no ftrace:bts_gap entry has reported yet
  * @gaps:	ftrace:bts_gap entries written
+ * @src_lost:	of @lost, those the source lost (a full hardware buffer
+ *		counts one: how many the CPU dropped is unknowable)
  * @busy:	this CPU is writing (IRQs off): an NMI's records are lost
  */
 struct bts_stream_cpu {
@@ -278,6 +280,7 @@ struct bts_stream_cpu {
 	local_t lost;
 	local_t pending;
 	local_t gaps;
+	local_t src_lost;
 	int busy;
 };
 
@@ -309,18 +312,20 @@ static bool notrace bts_stream_gap(struct trace_buffer *buffer,
  * bts_stream_write - the stream sink: this CPU's records into the ring buffer
  * @recs:	records, oldest first
  * @n:		how many
+ * @lost:	records the source lost before @recs (at least)
  *
  * One ftrace:bts entry per record (nr 0, reason stream, pos the CPU's
  * stream sequence number), on this CPU's ring buffer. Nothing is lost
  * silently: a record the ring buffer refuses (full without overwrite,
  * writing off) is counted, and an ftrace:bts_gap entry with the count
  * comes before the next record written, whose pos jumps by that count.
+ * Records the source lost (a full hardware buffer) count the same way.
  * IRQs are off while writing, so that records of one CPU are written in
  * the order they were taken; an NMI that brings records meanwhile has
  * them counted as lost instead. Any context: no locks, no allocation.
  */
 static void notrace bts_stream_write(const struct bts_record *recs,
-				     unsigned int n)
+				     unsigned int n, unsigned long lost)
 {
 	struct trace_array *tr = READ_ONCE(bts_trace);
 	struct bts_stream_cpu *sc = this_cpu_ptr(&bts_stream_cpus);
@@ -333,6 +338,12 @@ static void notrace bts_stream_write(const struct bts_record *recs,
 	long seq;
 
 	local_irq_save(flags);
+	if (lost) {
+		local_add(lost, &sc->seq);
+		local_add(lost, &sc->lost);
+		local_add(lost, &sc->pending);
+		local_add(lost, &sc->src_lost);
+	}
 	if (!tr || sc->busy) {
 		local_add(n, &sc->seq);
 		local_add(n, &sc->lost);
@@ -386,6 +397,7 @@ static void bts_stream_reset(void)
 		local_set(&sc->lost, 0);
 		local_set(&sc->pending, 0);
 		local_set(&sc->gaps, 0);
+		local_set(&sc->src_lost, 0);
 		sc->busy = 0;
 	}
 }
@@ -637,13 +649,14 @@ static int bts_stream_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_puts(m, "# cpu records written lost gaps\n");
+	seq_puts(m, "# cpu records written lost gaps source_lost\n");
 	for_each_possible_cpu(cpu) {
 		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
 
-		seq_printf(m, "%d %ld %ld %ld %ld\n", cpu,
+		seq_printf(m, "%d %ld %ld %ld %ld %ld\n", cpu,
 			   local_read(&sc->seq), local_read(&sc->written),
-			   local_read(&sc->lost), local_read(&sc->gaps));
+			   local_read(&sc->lost), local_read(&sc->gaps),
+			   local_read(&sc->src_lost));
 	}
 	return 0;
 }

@@ -1353,12 +1353,12 @@ static void stream_nmi_while_writing_is_counted_and_reported(struct kunit *test)
 	sc = this_cpu_ptr(&bts_stream_cpus);
 	/* as an NMI finds it while this CPU writes */
 	sc->busy = 1;
-	bts_stream_write(stream_recs, 3);
+	bts_stream_write(stream_recs, 3, 0);
 	sc->busy = 0;
 	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
 	KUNIT_EXPECT_EQ(test, local_read(&sc->written), 0);
 	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
-	bts_stream_write(stream_recs, 2);
+	bts_stream_write(stream_recs, 2, 0);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
 	KUNIT_EXPECT_EQ(test, val, 3);
@@ -1387,15 +1387,15 @@ static void stream_refused_records_are_counted_and_reported(struct kunit *test)
 	preempt_disable();
 	cpu = smp_processor_id();
 	sc = this_cpu_ptr(&bts_stream_cpus);
-	bts_stream_write(stream_recs, 1);
+	bts_stream_write(stream_recs, 1, 0);
 	ring_buffer_record_disable(buffer);
-	bts_stream_write(stream_recs, 2);
+	bts_stream_write(stream_recs, 2, 0);
 	/* the gap entry is refused too: the record after it is lost */
-	bts_stream_write(stream_recs, 1);
+	bts_stream_write(stream_recs, 1, 0);
 	ring_buffer_record_enable(buffer);
 	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
 	KUNIT_EXPECT_EQ(test, local_read(&sc->pending), 3);
-	bts_stream_write(stream_recs, 1);
+	bts_stream_write(stream_recs, 1, 0);
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
 	KUNIT_EXPECT_EQ(test, val, 0);
@@ -1404,6 +1404,46 @@ static void stream_refused_records_are_counted_and_reported(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
 	KUNIT_EXPECT_EQ(test, val, 4);
 	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->seq),
+			local_read(&sc->written) + local_read(&sc->lost));
+	stream_stop(&f);
+}
+
+/* A full hardware buffer: the source says at least one record is gone. */
+static void stream_source_losses_are_counted_and_reported(struct kunit *test)
+{
+	struct stream_fixture f;
+	struct trace_buffer *buffer;
+	struct bts_stream_cpu *sc;
+	u64 val = 0;
+	int cpu;
+
+	stream_start(test, &f);
+	buffer = f.tr->array_buffer.buffer;
+	preempt_disable();
+	cpu = smp_processor_id();
+	sc = this_cpu_ptr(&bts_stream_cpus);
+	bts_stream_write(stream_recs, 2, 0);
+	bts_stream_write(NULL, 0, 1);
+	bts_stream_write(stream_recs, 1, 0);
+	bts_stream_write(stream_recs, 1, 4);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 1);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
+	KUNIT_EXPECT_EQ(test, val, 1);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 3);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
+	KUNIT_EXPECT_EQ(test, val, 4);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
+	KUNIT_EXPECT_EQ(test, val, 8);
+	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->src_lost), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&sc->gaps), 2);
 	KUNIT_EXPECT_EQ(test, local_read(&sc->seq),
 			local_read(&sc->written) + local_read(&sc->lost));
 	stream_stop(&f);
@@ -1420,6 +1460,7 @@ static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(capture_reasons_follow_the_options),
 	KUNIT_CASE(stream_nmi_while_writing_is_counted_and_reported),
 	KUNIT_CASE(stream_refused_records_are_counted_and_reported),
+	KUNIT_CASE(stream_source_losses_are_counted_and_reported),
 	{}
 };
 
