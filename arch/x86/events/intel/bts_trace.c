@@ -6,8 +6,10 @@
  * Layer: branch source. It arms BTS on every online CPU in circular mode
  * with CPL filtering off (kernel branches recorded; user branches too when
  * asked), freezes and thaws one CPU, and reads a CPU's newest records back
- * oldest first. It knows nothing of ftrace, dumps or oopses: those live in
- * kernel/trace/bts_core.c and trace_bts.c.
+ * oldest first. In stream mode it arms BTS with BTINT instead and hands
+ * the buffer to bts_stream_emit() from the BTS interrupt (a PMI, which
+ * perf programs as an NMI). It knows nothing of ftrace, dumps or oopses:
+ * those live in kernel/trace/bts_core.c and trace_bts.c.
  *
  * perf owns the Debug Store (DS) area and the per-CPU BTS buffer, which is
  * mapped in the cpu_entry_area so that it also works under KPTI (64 KiB,
@@ -22,7 +24,7 @@
  * write of TR, BTS, BTINT, BTS_OFF_OS and BTS_OFF_USR with IRQs off (many
  * other kernel parts own the other bits), write back a saved whole
  * DEBUGCTL value, or sleep, lock, allocate or get traced in the freeze,
- * thaw and read paths, which run in NMI and oops context.
+ * thaw, read and interrupt paths, which run in NMI and oops context.
  *
  * All MSR, DS area and perf accesses go through the handful of small
  * functions of struct intel_bts_hw below, so that the KUnit tests
@@ -49,10 +51,12 @@
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/syscore_ops.h>
+#include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/debugreg.h>
 #include <asm/intel_ds.h>
 #include <asm/msr-index.h>
+#include <asm/nmi.h>
 
 #include "../perf_event.h"
 
@@ -85,10 +89,14 @@
  * @debugctl_read:	read this CPU's IA32_DEBUGCTL
  * @debugctl_write:	write this CPU's IA32_DEBUGCTL
  * @debugctl_bts_works:	the BTS bits of DEBUGCTL can be set (probed at boot)
+ * @pmi_masked:		this CPU's LVT performance counter entry is masked:
+ *			a PMI was delivered and nobody has unmasked it yet
+ *			(the CPU masks it on delivery)
+ * @pmi_unmask:		unmask it again, as perf's PMI handler does (NMI)
  *
  * The real implementations are one line each; the KUnit tests supply a
- * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
- * NMI context and must be notrace.
+ * model. @ds, @buffer, @debugctl_read, @debugctl_write, @pmi_masked and
+ * @pmi_unmask are called in NMI context and must be notrace.
  */
 struct intel_bts_hw {
 	bool (*has_feature)(unsigned int feature);
@@ -104,6 +112,8 @@ struct intel_bts_hw {
 	u64 (*debugctl_read)(void);
 	void (*debugctl_write)(u64 val);
 	bool (*debugctl_bts_works)(void);
+	bool (*pmi_masked)(void);
+	void (*pmi_unmask)(void);
 };
 
 /**
@@ -127,8 +137,16 @@ struct intel_bts_ds_fields {
  * @perf:	perf's DS BTS fields, saved at arm, written back at disarm
  * @nr:		capacity in records, valid while @armed
  * @ctl:	the DEBUGCTL bits of INTEL_BTS_CTL_MASK set while recording
+ * @prev_end:	stream mode: records the last drain handed over; they stay
+ *		in the buffer above the index until overwritten, and are
+ *		the oldest part of a capture's history
  * @armed:	the DS fields are ours and @perf holds perf's values
  * @frozen:	armed, but TR|BTS cleared by a freeze
+ * @stream:	armed in stream mode (BTINT set, buffer not circular)
+ * @drained:	stream mode: a drain has handed records over since arming
+ * @pmi_grace:	a drain outside the interrupt (thaw, disarm) took records
+ *		whose interrupt may still be on its way: claim it if it
+ *		comes (LVTPC masked), once
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
  */
@@ -138,19 +156,27 @@ struct intel_bts_cpu {
 	struct intel_bts_ds_fields perf;
 	unsigned int nr;
 	u64 ctl;
+	unsigned int prev_end;
 	bool armed;
 	bool frozen;
+	bool stream;
+	bool drained;
+	bool pmi_grace;
 };
 
 /**
  * struct intel_bts - the source's global state
  * @hw:		hardware access (the real one, or the KUnit model)
+ * @emit:	where stream mode hands records (bts_stream_emit(), or the
+ *		KUnit model's)
  * @nr:		records per CPU
  * @arm_flags:	BTS_ARM_* of the current arming
  * @reserved:	exclusivity slot and perf reservation held
  */
 struct intel_bts {
 	const struct intel_bts_hw *hw;
+	void (*emit)(const struct bts_record *recs, unsigned int n,
+		     unsigned long lost);
 	unsigned int nr;
 	unsigned int arm_flags;
 	bool reserved;
@@ -160,6 +186,8 @@ struct intel_bts {
 
 /* Set at boot by intel_bts_probe_debugctl(). */
 static bool intel_bts_ctl_works;
+/* Set at boot once the stream mode NMI handler is registered. */
+static bool intel_bts_nmi_registered;
 
 static bool intel_bts_hw_has_feature(unsigned int feature)
 {
@@ -233,6 +261,17 @@ static bool intel_bts_hw_debugctl_bts_works(void)
 	return intel_bts_ctl_works;
 }
 
+static notrace bool intel_bts_hw_pmi_masked(void)
+{
+	return apic_read(APIC_LVTPC) & APIC_LVT_MASKED;
+}
+
+/* What perf_events_lapic_init() and perf's PMI handler write. */
+static notrace void intel_bts_hw_pmi_unmask(void)
+{
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
 /**
  * intel_bts_probe_debugctl - can this CPU's DEBUGCTL BTS bits be set?
  *
@@ -277,6 +316,8 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.debugctl_read	= intel_bts_hw_debugctl_read,
 	.debugctl_write	= intel_bts_hw_debugctl_write,
 	.debugctl_bts_works = intel_bts_hw_debugctl_bts_works,
+	.pmi_masked	= intel_bts_hw_pmi_masked,
+	.pmi_unmask	= intel_bts_hw_pmi_unmask,
 };
 
 /* ---- detection ---- */
@@ -351,8 +392,9 @@ static notrace void intel_bts_debugctl_update(const struct intel_bts_hw *hw,
  * intel_bts_ctl_bits - the DEBUGCTL bits to record with
  * @arm_flags: BTS_ARM_*
  *
- * Circular mode: TR and BTS set, BTINT clear. BTS_OFF_OS clear (kernel
- * branches recorded), BTS_OFF_USR set unless user branches are wanted.
+ * Circular mode: TR and BTS set, BTINT clear; stream mode: BTINT set.
+ * BTS_OFF_OS clear (kernel branches recorded), BTS_OFF_USR set unless
+ * user branches are wanted.
  *
  * Return: the bits, within INTEL_BTS_CTL_MASK.
  */
@@ -360,9 +402,32 @@ static u64 intel_bts_ctl_bits(unsigned int arm_flags)
 {
 	u64 ctl = DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS;
 
+	if (arm_flags & BTS_ARM_STREAM)
+		ctl |= DEBUGCTLMSR_BTINT;
 	if (!(arm_flags & BTS_ARM_USER))
 		ctl |= DEBUGCTLMSR_BTS_OFF_USR;
 	return ctl;
+}
+
+/**
+ * intel_bts_stream_free - stream mode's room above the interrupt threshold
+ * @nr: records in the buffer
+ *
+ * Room for the branches the CPU takes between the record that raises the
+ * BTS interrupt and the moment the handler stops BTS: the NMI entry, the
+ * NMI handlers that run before this one, and all of an NMI that was
+ * running when the interrupt came (NMIs do not nest). The kernel's own
+ * "NMI handler took too long" message, printed from NMI context, takes
+ * over 500 branches (measured); perf's intel_bts keeps 170 records free.
+ * Half the buffer: on the 2730-record buffer, one interrupt every 1365
+ * records. A buffer that fills anyway drops what comes next (BTINT set:
+ * no wrap), and the stream counts it (see the drain).
+ *
+ * Return: free records, at least one.
+ */
+static unsigned int intel_bts_stream_free(unsigned int nr)
+{
+	return max(nr - nr / 2, 1U);
 }
 
 /**
@@ -376,7 +441,8 @@ static u64 intel_bts_ctl_bits(unsigned int arm_flags)
  * the fields at the whole buffer in circular mode with the interrupt
  * threshold above the absolute maximum (so that neither BTINT nor perf's
  * intel_bts NMI handler ever sees a full buffer), then sets the DEBUGCTL
- * bits.
+ * bits. In stream mode the threshold leaves intel_bts_stream_free()
+ * records free below the absolute maximum instead, and BTINT is set.
  *
  * Return: 0, or -ENODEV when perf has no DS area or buffer for @cpu.
  */
@@ -408,6 +474,13 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	ds->bts_absolute_maximum = base + (u64)c->nr * INTEL_BTS_RECORD_SIZE;
 	ds->bts_interrupt_threshold = ds->bts_absolute_maximum +
 				      INTEL_BTS_RECORD_SIZE;
+	c->stream = bts->arm_flags & BTS_ARM_STREAM;
+	if (c->stream)
+		ds->bts_interrupt_threshold = ds->bts_absolute_maximum -
+			(u64)intel_bts_stream_free(c->nr) * INTEL_BTS_RECORD_SIZE;
+	c->prev_end = 0;
+	c->drained = false;
+	c->pmi_grace = false;
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
@@ -419,8 +492,111 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->frozen = false;
 	barrier();
 	WRITE_ONCE(c->armed, true);
+	/*
+	 * The LVT performance counter entry is masked after INIT, and until
+	 * perf programs it: the first interrupt would never come.
+	 */
+	if (c->stream)
+		hw->pmi_unmask();
 	intel_bts_debugctl_update(hw, INTEL_BTS_CTL_MASK, c->ctl);
 	return 0;
+}
+
+/**
+ * intel_bts_cpu_drain - hand a stream-mode CPU's records to the stream
+ * @bts:	the source
+ * @c:		this CPU's state, armed in stream mode
+ *
+ * On the CPU, with BTS stopped there (TR|BTS clear) and IRQs off or in
+ * NMI, never interrupted by another drain of the CPU. Hands the records
+ * from the base to the index over, oldest first, straight from the
+ * buffer, then moves the index back to the base.
+ *
+ * With BTINT set the CPU does not wrap: at the absolute maximum it drops
+ * every further record until the index moves. An index found there means
+ * the interrupt came too late and an unknown number of records is gone:
+ * the stream counts that as one lost record, after the ones handed over.
+ * An index outside the buffer (the DS area changed behind our back) hands
+ * nothing over and counts one lost record too.
+ */
+static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
+					struct intel_bts_cpu *c)
+{
+	struct debug_store *ds = c->ds;
+	u64 base = READ_ONCE(ds->bts_buffer_base);
+	u64 index = READ_ONCE(ds->bts_index);
+	u64 end = base + (u64)c->nr * INTEL_BTS_RECORD_SIZE;
+	unsigned int pos = 0;
+	unsigned long lost = 1;
+
+	if (index >= base && index <= end) {
+		pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
+		lost = index == end;
+	}
+	bts->emit(c->recs, pos, 0);
+	bts->emit(NULL, 0, lost);
+	WRITE_ONCE(ds->bts_index, base);
+	c->prev_end = pos;
+	c->drained = true;
+}
+
+/**
+ * intel_bts_cpu_pmi - the NMI handler's work for one CPU
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, on the CPU. An NMI is the BTS interrupt of a stream-mode
+ * CPU when the index has reached the threshold (as perf's intel_bts tells
+ * its own: there is no status bit). Then BTS is stopped if it runs (the
+ * handler's own branches are not part of the stream), the buffer drained,
+ * BTS restarted and the LVT performance counter entry, which the CPU
+ * masked when it delivered the PMI, unmasked. A frozen CPU is being read
+ * by a capture: the interrupt is claimed and the thaw drains. An NMI that
+ * finds the entry masked right after a drain elsewhere (pmi_grace) is that
+ * drain's interrupt, late: claimed and unmasked.
+ *
+ * Return: true when the NMI was this source's.
+ */
+static notrace bool intel_bts_cpu_pmi(const struct intel_bts *bts,
+				      struct intel_bts_cpu *c)
+{
+	const struct intel_bts_hw *hw = bts->hw;
+	u64 run;
+
+	if (READ_ONCE(c->armed) && c->stream &&
+	    READ_ONCE(c->ds->bts_index) >=
+	    READ_ONCE(c->ds->bts_interrupt_threshold)) {
+		c->pmi_grace = false;
+		if (c->frozen)
+			return true;
+		run = hw->debugctl_read() & INTEL_BTS_CTL_RUN;
+		if (run)
+			intel_bts_debugctl_update(hw, run, 0);
+		intel_bts_cpu_drain(bts, c);
+		if (run)
+			intel_bts_debugctl_update(hw, 0, run);
+		hw->pmi_unmask();
+		return true;
+	}
+	if (c->pmi_grace && hw->pmi_masked()) {
+		c->pmi_grace = false;
+		hw->pmi_unmask();
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Stream mode, BTS stopped on this CPU (frozen or disarmed): drain what
+ * the interrupt has not, and unmask the LVT entry in case the interrupt
+ * came meanwhile (claimed then, but left to this drain).
+ */
+static notrace void intel_bts_cpu_drain_stopped(const struct intel_bts *bts,
+						struct intel_bts_cpu *c)
+{
+	intel_bts_cpu_drain(bts, c);
+	c->pmi_grace = true;
+	bts->hw->pmi_unmask();
 }
 
 /**
@@ -428,7 +604,8 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
  * @bts:	the source
  * @c:		this CPU's state
  *
- * IRQs off, on the CPU. Clears all five bits this file owns, then writes
+ * IRQs off, on the CPU. Clears all five bits this file owns, hands the
+ * records not streamed yet to the stream (stream mode), then writes
  * perf's four DS BTS fields back exactly as they were at arm time.
  */
 static void intel_bts_cpu_disarm(const struct intel_bts *bts,
@@ -443,11 +620,19 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 	 * freeze or thaw. Cleared first, an NMI between the write and this
 	 * store would freeze and thaw, and its thaw turn BTS on again with
 	 * the DS area about to be handed back (or, going offline, gone).
+	 * In stream mode, a BTS interrupt that comes now is claimed by
+	 * pmi_grace and left to the drain below.
 	 */
+	if (c->stream)
+		c->pmi_grace = true;
+	barrier();
 	WRITE_ONCE(c->armed, false);
 	barrier();
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
 	c->frozen = false;
+	if (c->stream)
+		intel_bts_cpu_drain_stopped(bts, c);
+	c->stream = false;
 	ds->bts_buffer_base = c->perf.base;
 	ds->bts_index = c->perf.index;
 	ds->bts_absolute_maximum = c->perf.abs_max;
@@ -470,12 +655,19 @@ static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
 	c->frozen = true;
 }
 
-/* Thaw: set TR|BTS again (the OFF bits were left as armed). */
+/*
+ * Thaw: set TR|BTS again (the OFF bits were left as armed). In stream
+ * mode, first drain a buffer that reached the threshold while frozen:
+ * its interrupt was claimed but left to the thaw.
+ */
 static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
 				       struct intel_bts_cpu *c)
 {
 	if (!c->armed || !c->frozen)
 		return;
+	if (c->stream && READ_ONCE(c->ds->bts_index) >=
+	    READ_ONCE(c->ds->bts_interrupt_threshold))
+		intel_bts_cpu_drain_stopped(bts, c);
 	c->frozen = false;
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
 }
@@ -495,6 +687,11 @@ static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
  * changed behind our back) yields nothing; an index at the absolute
  * maximum is taken as the base, a misaligned one is rounded down.
  *
+ * In stream mode the buffer does not wrap: the records below the index
+ * are the newest, and above it, up to where the last drain ended, lie the
+ * ones just before them (already streamed, not yet overwritten). The
+ * window is partial until the first drain.
+ *
  * No locks, no allocation: NMI and oops safe.
  *
  * Return: the number of records copied.
@@ -505,7 +702,7 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 					       enum bts_window *window)
 {
 	const struct bts_record *next;
-	unsigned int pos, avail, start, first;
+	unsigned int pos, avail, start, first, size;
 	u64 base, index;
 	bool wrapped;
 
@@ -517,19 +714,25 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	if (index < base || index - base > (u64)c->nr * INTEL_BTS_RECORD_SIZE)
 		return 0;
 	pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
-	if (pos == c->nr)
-		pos = 0;
-
-	next = &c->recs[pos];
-	wrapped = next->from || next->to;
-	avail = wrapped ? c->nr : pos;
+	if (c->stream) {
+		/* [pos, size) then [0, pos): the previous round's tail */
+		size = max(pos, c->prev_end);
+		wrapped = c->drained;
+	} else {
+		if (pos == c->nr)
+			pos = 0;
+		next = &c->recs[pos];
+		wrapped = next->from || next->to;
+		size = c->nr;
+	}
+	avail = (c->stream || wrapped) ? size : pos;
 	if (!avail)
 		return 0;
 	n = min(n, avail);
 
 	/* Oldest wanted slot, then copy up to the end and from the base. */
-	start = pos >= n ? pos - n : pos + c->nr - n;
-	first = min(n, c->nr - start);
+	start = pos >= n ? pos - n : pos + size - n;
+	first = min(n, size - start);
 	memcpy(out, &c->recs[start], first * sizeof(*out));
 	memcpy(out + first, c->recs, (n - first) * sizeof(*out));
 	*window = wrapped ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
@@ -623,6 +826,7 @@ static const char *intel_bts_reason(struct intel_bts *bts, int *err)
 
 static struct intel_bts intel_bts = {
 	.hw	= &intel_bts_real_hw,
+	.emit	= bts_stream_emit,
 	.nr	= INTEL_BTS_NR_RECORDS,
 };
 
@@ -681,7 +885,8 @@ static unsigned int intel_bts_capacity(void)
  *
  * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
  * -EOPNOTSUPP when user branches are to be left out but the CPU has no
- * DS-CPL (CPL-qualified BTS).
+ * DS-CPL (CPL-qualified BTS), or stream mode is asked for without its
+ * NMI handler.
  */
 static int intel_bts_arm(unsigned int arm_flags)
 {
@@ -696,12 +901,8 @@ static int intel_bts_arm(unsigned int arm_flags)
 	if (why)
 		goto out;
 	ret = -EOPNOTSUPP;
-	/*
-	 * Stream mode needs the BTINT threshold interrupt drained from the
-	 * PMI; not written yet (the flight recorder keeps BTINT clear).
-	 */
-	if (arm_flags & BTS_ARM_STREAM) {
-		pr_info("stream mode is not supported on this source yet\n");
+	if ((arm_flags & BTS_ARM_STREAM) && !intel_bts_nmi_registered) {
+		pr_info("stream mode needs the NMI handler, which failed to register\n");
 		goto out;
 	}
 	if (!(arm_flags & BTS_ARM_USER) &&
@@ -806,6 +1007,23 @@ static void intel_bts_resume(void *data)
 					  c->ctl);
 }
 
+/*
+ * The BTS interrupt of stream mode. Registered first among the local NMI
+ * handlers, so that the buffer is drained (and the index below the
+ * threshold) before perf's PMI handler runs: that one unmasks the LVT
+ * entry on entry, and would otherwise let the CPU raise the interrupt
+ * again, and also claims an NMI when the index is at the threshold. Every
+ * local NMI passes here: one per-CPU load while nothing streams.
+ */
+static notrace int intel_bts_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
+
+	if (!c->stream && !c->pmi_grace)
+		return NMI_DONE;
+	return intel_bts_cpu_pmi(&intel_bts, c) ? NMI_HANDLED : NMI_DONE;
+}
+
 static void intel_bts_stop_ipi(void *info)
 {
 	intel_bts_stop_this_cpu();
@@ -855,6 +1073,11 @@ static int __init intel_bts_init(void)
 		pr_info("%s\n", why);
 	} else {
 		register_syscore(&intel_bts_syscore);
+		ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi,
+					   NMI_FLAG_FIRST, "bts_trace");
+		intel_bts_nmi_registered = !ret;
+		if (ret)
+			pr_warn("no NMI handler (%d): no stream mode\n", ret);
 		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
 	}
 	/* Registered either way, so that users see it and why it is off. */

@@ -29,6 +29,8 @@
 #define MODEL_BASE	0xfffffe0000401000ULL
 /* Capacity used by most cases: small, so that wraps are easy to make. */
 #define MODEL_NR	8
+/* Stream records the model keeps. */
+#define MODEL_EMIT_MAX	256
 /* DEBUGCTL bits that are not ours, set before every case. */
 #define MODEL_CTL_OTHERS (DEBUGCTLMSR_LBR | DEBUGCTLMSR_BTF |		\
 			  DEBUGCTLMSR_BUS_LOCK_DETECT |			\
@@ -56,7 +58,17 @@
  * @buf_nr:	records in @buf
  * @debugctl:	IA32_DEBUGCTL
  * @ctl_writes:	DEBUGCTL writes
- * @pmis:	BTS interrupts raised (BTINT set, threshold reached)
+ * @pmis:	BTS interrupts raised (BTINT set, threshold reached, the LVT
+ *		performance counter entry not masked; raising masks it)
+ * @lvtpc_masked: that entry is masked
+ * @unmasks:	writes that unmask it
+ * @dropped:	records a full buffer dropped (BTINT set, index at the
+ *		absolute maximum)
+ * @emitted:	records handed to the stream, in order (room for
+ *		MODEL_EMIT_MAX)
+ * @nemitted:	how many
+ * @emit_lost:	records the stream was told were lost
+ * @emit_calls:	calls to the emit hook with records
  * @perf_claims: times perf's intel_bts NMI handler would claim an NMI
  *		(bts_index >= bts_interrupt_threshold after a record)
  * @faults:	records the CPU would have written outside the buffer
@@ -76,6 +88,11 @@ struct intel_bts_model {
 	unsigned int buf_nr;
 	u64 debugctl;
 	unsigned int ctl_writes, pmis, perf_claims, faults;
+	bool lvtpc_masked;
+	unsigned int unmasks, dropped;
+	struct bts_record *emitted;
+	unsigned int nemitted, emit_calls;
+	unsigned long emit_lost;
 	void (*nmi)(void);
 	unsigned int nmi_at;
 };
@@ -190,6 +207,30 @@ static bool model_debugctl_bts_works(void)
 	return model->ctl_works;
 }
 
+static bool model_pmi_masked(void)
+{
+	return model->lvtpc_masked;
+}
+
+static void model_pmi_unmask(void)
+{
+	model->lvtpc_masked = false;
+	model->unmasks++;
+}
+
+/* bts_stream_emit() of the model: keep what the stream gets. */
+static void model_emit(const struct bts_record *recs, unsigned int n,
+		       unsigned long lost)
+{
+	unsigned int i;
+
+	model->emit_lost += lost;
+	if (n)
+		model->emit_calls++;
+	for (i = 0; i < n && model->nemitted < MODEL_EMIT_MAX; i++)
+		model->emitted[model->nemitted++] = recs[i];
+}
+
 static const struct intel_bts_hw intel_bts_model_hw = {
 	.has_feature	= model_has_feature,
 	.pmu_has_bts	= model_pmu_has_bts,
@@ -204,6 +245,8 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 	.debugctl_read	= model_debugctl_read,
 	.debugctl_write	= model_debugctl_write,
 	.debugctl_bts_works = model_debugctl_bts_works,
+	.pmi_masked	= model_pmi_masked,
+	.pmi_unmask	= model_pmi_unmask,
 };
 
 /* The addresses of branch number @i. */
@@ -215,7 +258,10 @@ static const struct intel_bts_hw intel_bts_model_hw = {
  * The CPU takes a branch at privilege level @cpl (SDM: a BTS record is
  * stored when TR and BTS are set, unless BTS_OFF_OS filters CPL 0 or
  * BTS_OFF_USR filters CPL > 0; then the index advances and, in circular
- * mode (BTINT clear), goes back to the base at the absolute maximum).
+ * mode (BTINT clear), goes back to the base at the absolute maximum;
+ * with BTINT set, a full buffer drops the record, and a record that
+ * leaves the index at or above the threshold raises a PMI unless the LVT
+ * entry is masked, which raising it does).
  */
 static void model_branch(u64 from, u64 to, unsigned int cpl)
 {
@@ -229,6 +275,11 @@ static void model_branch(u64 from, u64 to, unsigned int cpl)
 		return;
 	if (cpl > 0 && (ctl & DEBUGCTLMSR_BTS_OFF_USR))
 		return;
+	if ((ctl & DEBUGCTLMSR_BTINT) &&
+	    ds->bts_index >= ds->bts_absolute_maximum) {
+		model->dropped++;
+		return;
+	}
 	if (ds->bts_index < ds->bts_buffer_base ||
 	    ds->bts_index + sizeof(*rec) >
 	    ds->bts_buffer_base + (u64)model->buf_nr * sizeof(*rec)) {
@@ -241,9 +292,11 @@ static void model_branch(u64 from, u64 to, unsigned int cpl)
 	rec->to = to;
 	rec->flags = BTS_FLAG_PREDICTED;
 	ds->bts_index += sizeof(*rec);
-	if ((ctl & DEBUGCTLMSR_BTINT) &&
-	    ds->bts_index >= ds->bts_interrupt_threshold)
+	if ((ctl & DEBUGCTLMSR_BTINT) && !model->lvtpc_masked &&
+	    ds->bts_index >= ds->bts_interrupt_threshold) {
 		model->pmis++;
+		model->lvtpc_masked = true;
+	}
 	if (ds->bts_index >= ds->bts_interrupt_threshold)
 		model->perf_claims++;
 	if (!(ctl & DEBUGCTLMSR_BTINT) &&
@@ -275,6 +328,9 @@ static void model_init(struct kunit *test, unsigned int nr)
 	model->buf = kunit_kcalloc(test, nr, sizeof(*model->buf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, model->buf);
 	model->buf_nr = nr;
+	model->emitted = kunit_kcalloc(test, MODEL_EMIT_MAX,
+				       sizeof(*model->emitted), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, model->emitted);
 	model->bts = true;
 	model->ctl_works = true;
 	model->dtes64 = true;
@@ -309,6 +365,7 @@ static struct intel_bts_test *model_armed(struct kunit *test,
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->bts.hw = &intel_bts_model_hw;
+	t->bts.emit = model_emit;
 	t->bts.nr = nr;
 	t->bts.arm_flags = arm_flags;
 	KUNIT_ASSERT_EQ(test, intel_bts_reserve(&t->bts), 0);
@@ -987,6 +1044,193 @@ static struct kunit_suite intel_bts_perf_suite = {
 	.test_cases = intel_bts_perf_cases,
 };
 
+/* ---- suite intel_bts_stream: stream mode, the BTS interrupt ---- */
+
+#define CTL_STREAM	(DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS | DEBUGCTLMSR_BTINT | \
+			 DEBUGCTLMSR_BTS_OFF_USR)
+/* The interrupt threshold of the model's buffer, in records: 4 of 8. */
+#define MODEL_THR	(MODEL_NR / 2)
+
+/* The records handed to the stream are branches @first, @first + 1, ... */
+static void expect_emitted(struct kunit *test, unsigned int count,
+			   unsigned int first)
+{
+	KUNIT_ASSERT_EQ(test, model->nemitted, count);
+	expect_branches(test, model->emitted, count, first);
+}
+
+/* One branch, then the PMI if the model raised one (a pending NMI). */
+static void model_branch_nmi(struct intel_bts_test *t, unsigned int i)
+{
+	model_run(i, 1);
+	if (model->lvtpc_masked)
+		intel_bts_cpu_pmi(&t->bts, &t->c);
+}
+
+static void intel_bts_stream_arm_sets_btint_and_threshold(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	struct debug_store *ds = model->ds;
+
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, ds->bts_absolute_maximum,
+			ds->bts_buffer_base + MODEL_NR * sizeof(struct bts_record));
+	/* half the buffer left free above the threshold */
+	KUNIT_EXPECT_EQ(test, ds->bts_interrupt_threshold,
+			ds->bts_buffer_base + MODEL_THR * sizeof(struct bts_record));
+	KUNIT_EXPECT_TRUE(test, t->c.stream);
+	/* the LVT entry is masked after INIT until perf programs it */
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
+	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(2730), 1365);
+	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(7), 4);
+	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(1), 1);
+}
+
+static void intel_bts_stream_pmi_drains_every_record_in_order(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int i;
+
+	for (i = 0; i < 100; i++)
+		model_branch_nmi(t, i);
+	/* one interrupt per MODEL_THR records, each drained and unmasked */
+	KUNIT_EXPECT_EQ(test, model->pmis, 100 / MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1 + model->pmis);
+	KUNIT_EXPECT_EQ(test, model->emit_calls, model->pmis);
+	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR * (100 / MODEL_THR));
+	/* the disarm hands over the rest */
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	expect_emitted(test, 100, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	KUNIT_EXPECT_EQ(test, model->dropped, 0);
+	KUNIT_EXPECT_EQ(test, model->faults, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+}
+
+static void intel_bts_stream_late_pmi_counts_a_loss(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	struct debug_store *ds = model->ds;
+
+	/* the interrupt is raised at 4 but handled only after 12 branches */
+	model_run(0, 12);
+	KUNIT_EXPECT_EQ(test, model->pmis, 1);
+	KUNIT_EXPECT_EQ(test, model->dropped, 4);
+	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	expect_emitted(test, MODEL_NR, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+	KUNIT_EXPECT_EQ(test, ds->bts_index, ds->bts_buffer_base);
+	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
+	model_run(12, 1);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->emitted[MODEL_NR].from, FROM(12));
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+}
+
+static void intel_bts_stream_other_nmis_are_not_claimed(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, MODEL_THR - 1);
+	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
+	/* circular mode never claims one */
+	t = model_armed(test, MODEL_NR, 0);
+	model_run(0, 3 * MODEL_NR);
+	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
+}
+
+static void intel_bts_stream_frozen_pmi_is_left_to_thaw(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 6);
+	KUNIT_EXPECT_TRUE(test, model->lvtpc_masked);
+	KUNIT_EXPECT_EQ(test, model->pmis, 1);
+	/* a capture froze the CPU before the interrupt was taken */
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
+	KUNIT_EXPECT_TRUE(test, model->lvtpc_masked);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_read(&t->c, out, MODEL_NR, &w), 6);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
+	expect_branches(test, out, 6, 0);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	expect_emitted(test, 6, 0);
+	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	/* an NMI now, the entry not masked, is not ours */
+	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	model_branch_nmi(t, 6);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
+}
+
+static void intel_bts_stream_read_spans_the_last_drain(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		model_branch_nmi(t, i);
+	expect_emitted(test, 4, 0);
+	/* slots 0, 1 hold 4, 5; slots 2, 3 still 2, 3: streamed, kept */
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 4);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
+	expect_branches(test, out, 4, 2);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 3, &w), 3);
+	expect_branches(test, out, 3, 3);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, 1, &w), 1);
+	expect_branches(test, out, 1, 5);
+	/* past the last drain's end: only the records since */
+	for (i = 6; i < 8; i++)
+		model_branch_nmi(t, i);
+	expect_emitted(test, 8, 0);
+	model_run(8, 5);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 5);
+	expect_branches(test, out, 5, 8);
+}
+
+static void intel_bts_stream_disarm_claims_a_late_pmi_once(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, 7);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	expect_emitted(test, 7, 0);
+	/* the interrupt raised at 4 arrives only now, masking the entry */
+	model->lvtpc_masked = true;
+	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
+	model->lvtpc_masked = true;
+	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_EQ(test, model->nemitted, 7);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+}
+
+static struct kunit_case intel_bts_stream_cases[] = {
+	KUNIT_CASE(intel_bts_stream_arm_sets_btint_and_threshold),
+	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
+	KUNIT_CASE(intel_bts_stream_late_pmi_counts_a_loss),
+	KUNIT_CASE(intel_bts_stream_other_nmis_are_not_claimed),
+	KUNIT_CASE(intel_bts_stream_frozen_pmi_is_left_to_thaw),
+	KUNIT_CASE(intel_bts_stream_read_spans_the_last_drain),
+	KUNIT_CASE(intel_bts_stream_disarm_claims_a_late_pmi_once),
+	{}
+};
+
+static struct kunit_suite intel_bts_stream_suite = {
+	.name = "intel_bts_stream",
+	.test_cases = intel_bts_stream_cases,
+};
+
 /* ---- suite intel_bts_hw: real BTS, bare-metal Intel only ---- */
 
 /* Skip unless the real source can be armed here and nothing is armed. */
@@ -1115,4 +1359,5 @@ static struct kunit_suite intel_bts_hw_suite = {
 };
 
 kunit_test_suites(&intel_bts_model_suite, &intel_bts_debugctl_suite,
-		  &intel_bts_perf_suite, &intel_bts_hw_suite);
+		  &intel_bts_perf_suite, &intel_bts_stream_suite,
+		  &intel_bts_hw_suite);
