@@ -489,10 +489,10 @@ def main():
                 record("host: bts-dump plugin tests exit status", False,
                        p.stderr.strip()[-300:])
         # bts-dump reading the guests' trace.dat (software and hardware
-        # records, and 16-stream's stream recording), against trace-cmd
+        # records, and 16-stream's stream recordings), against trace-cmd
         # report.
         for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
-                           ("16-stream", "stream.dat")):
+                           ("16-stream", "stream.dat"), ("hw-16-stream", "stream.dat")):
             dat = os.path.join(OUT, boot, name)
             if DEBUG or not os.path.exists(dat):
                 continue

@@ -1,9 +1,8 @@
 #!/bin/sh
 # Stream mode (bts/mode, the bts_stream option): records flow into the
-# ring buffer as they are taken, and nothing is lost silently.
-#  - bad writes to bts/mode fail and change nothing; a source that cannot
-#    stream (the Intel source, for now) refuses, and bts keeps recording
-#    as it was;
+# ring buffer as they are taken (the software source) or from the BTS
+# interrupt (the Intel source), and nothing is lost silently.
+#  - bad writes to bts/mode fail and change nothing;
 #  - a known workload pinned to CPU 1 (N getppid() calls) gives exactly N
 #    streamed call edges into getppid(), in pos order, without loss,
 #    while the ring buffer is large enough;
@@ -24,16 +23,15 @@ is "... and stays ring" "$(cat $M)" "[ring] stream"
 is "bts/stream has a line per possible CPU" \
 	"$(grep -vc '^#' $B/stream)" "$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)"
 
-if hw; then
-	echo bts > $T/current_tracer
-	write_fails "the Intel source refuses stream mode" $M stream "Operation not supported"
-	is "... bts/mode stays ring" "$(cat $M)" "[ring] stream"
-	is "... and the Intel source is armed again" "$(sed -n 2p $B/source)" "active: intel_bts"
-	is "... the option too" "$(cat $T/options/bts_stream)" 0
-	echo nop > $T/current_tracer
-	done_testing
-	exit 0
-fi
+src=sw
+hw && src=intel_bts
+
+# Under TCG a vCPU that the emulator preempts makes whatever NMI handler
+# it was in "take too long"; the kernel's message about it, formatted in
+# NMI context (some 1500 branches), can come before the BTS interrupt's
+# handler and fill the rest of the buffer (a loss, counted). Not a thing
+# of real hardware, where it would take a handler over 1 ms to print it.
+echo 10000000000 > /sys/kernel/debug/x86/nmi_longest_ns
 
 # 1. every edge of a known workload, in order, nothing lost: a buffer
 # that holds them all (the debug kernel makes some 300 calls per system
@@ -43,24 +41,48 @@ check "bts/mode takes stream before arming" sh -c "echo stream > $M"
 is "... and says so" "$(cat $M)" "ring [stream]"
 is "... as the bts_stream option does" "$(cat $T/options/bts_stream)" 1
 log_mark
+nmi0=$(awk '$1 == "NMI:" { print $3 }' /proc/interrupts)
 echo bts > $T/current_tracer
-check "the boot log says it streams" sh -c "dmesg | tail -5 | grep -q 'recording with source sw (.*, streaming)'"
+check "the boot log says it streams" sh -c "dmesg | grep 'bts: recording with source' | tail -1 | grep -q 'source $src (.*, streaming)'"
 # (clearing the buffer refuses records while it resets: counted as lost)
 echo > $T/trace
-set -- $(grep '^1 ' $B/stream)
-lost0=$4
+# CPU 1's stream counts, read with a shell builtin: a process started
+# around the workload would add records on CPU 1 (and, with the Intel
+# source, which records every kernel branch, soon overwrite the
+# workload's in the ring buffer)
+snap() {
+	while read c r w l g s; do [ "$c" = 1 ] && st="$r $w $l $g $s"; done < $B/stream
+}
+snap
+set -- $st
+lost0=$3
 taskset 2 /tests/bin/workload sys $N > /dev/null
-set -- $(grep '^1 ' $B/stream)
-lost1=$4
+snap
 # (tracing_on 0 stops the ring buffer a moment before bts pauses: what
 # comes between is refused, and counted)
 echo 0 > $T/tracing_on
+set -- $st
+lost1=$3
+set -- $(grep '^1 ' $B/stream)
+if hw; then
+	# paused: no more BTS interrupts. Each one drained between the
+	# threshold (1365) and the whole buffer (2730) records of CPU 1,
+	# so there were so many NMIs since arming (and a few others)
+	nmis=$(($(awk '$1 == "NMI:" { print $3 }' /proc/interrupts) - nmi0))
+	diag "CPU 1: $2 records streamed, $nmis NMIs"
+	[ "$nmis" -gt 0 ] && [ $(((nmis - 3) * 1365)) -le "$2" ] && [ $((nmis * 2730)) -ge "$2" ] &&
+		ok "CPU 1: one BTS interrupt per 1365 to 2730 records ($nmis NMIs for $2)" ||
+		not_ok "CPU 1: one BTS interrupt per 1365 to 2730 records ($nmis NMIs for $2)"
+	is "CPU 1: no interrupt came too late (source_lost)" "$6" 0
+fi
 # with tracing on, reading trace races the writers (as with the function
 # tracer): stop first, or read trace_pipe
 cat $T/trace > /tmp/s1.txt
 echo 1 > $T/tracing_on
 grep ' cpu=1 [0-9]*/0 ' /tmp/s1.txt > /tmp/s1-cpu1.txt
-n=$(grep -cE -- '-> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$' /tmp/s1-cpu1.txt)
+# (from the system call dispatcher: an interrupt that returns to the
+# function's first byte is a branch there too)
+n=$(grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$' /tmp/s1-cpu1.txt)
 is "CPU 1 streamed exactly $N call edges into getppid()" "$n" "$N"
 diag "CPU 1: $(wc -l < /tmp/s1-cpu1.txt) stream entries; $(grep -c 'bts_gap' /tmp/s1.txt) gap entries; stream: $(grep '^1 ' $B/stream)"
 # from the workload's first getppid() on, pos runs without a jump
@@ -74,6 +96,23 @@ echo 1 > $B/dump
 echo 0 > $T/tracing_on
 check "a dump still works in stream mode" grep -q ' cpu=0 [0-9]*/[1-9][0-9]* ' $T/trace
 echo 1 > $T/tracing_on
+# CPU 1 goes offline and comes back while streaming: it streams again,
+# from where its stream was (pos goes on)
+set -- $(grep '^1 ' $B/stream)
+rec0=$2
+echo 0 > /sys/devices/system/cpu/cpu1/online
+echo 1 > /sys/devices/system/cpu/cpu1/online
+echo > $T/trace
+taskset 2 /tests/bin/workload sys $N > /dev/null
+echo 0 > $T/tracing_on
+set -- $(grep '^1 ' $B/stream)
+n=$(grep ' cpu=1 [0-9]*/0 ' $T/trace |
+	grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$')
+echo 1 > $T/tracing_on
+diag "CPU 1 after offline and online: $*"
+is "CPU 1 offline and online again: it streams the workload's $N calls" "$n" "$N"
+[ "$2" -gt "$rec0" ] && [ "$6" = 0 ] && ok "... its stream goes on ($rec0 -> $2 records), no source loss" ||
+	not_ok "... its stream goes on ($rec0 -> $2 records, source_lost $6)"
 
 # 2. a small buffer without overwrite, drained by a reader: losses
 # are counted and marked where they happened
@@ -84,7 +123,13 @@ echo bts > $T/current_tracer
 echo > $T/trace
 cat $T/trace_pipe > /tmp/s2.txt &
 reader=$!
-taskset 2 /tests/bin/workload sys 2000 > /dev/null
+# (until CPU 1 has had a few gaps: the Intel source writes its records
+# in batches from NMI, and the reader may take a while to free room)
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	taskset 2 /tests/bin/workload sys 2000 > /dev/null
+	while read c r w l g rest; do [ "$c" = 1 ] && gaps=$g; done < $B/stream
+	[ "$gaps" -ge 3 ] && break
+done
 echo 0 > $T/tracing_on
 sleep 1
 kill $reader
@@ -128,17 +173,28 @@ diag "bts-dump: $(head -c 200 /tmp/cg.err)"
 check "bts-dump --callgraph has the edge into getppid()" grep -qE '(__x64_sys|__do_sys)_getppid' /tmp/cg.dot
 # coverage: every caller -> callee edge trace-cmd report shows in the
 # stream is in the call graph (names turned into addresses with this
-# boot's kallsyms, so that aliases of one address compare equal)
+# boot's kallsyms, so that aliases of one address compare equal). The
+# Intel source records every branch: a call edge there is one into a
+# function's first byte from another function, which is what bts-dump
+# takes for a call without the instruction bytes (--no-decode; decoded,
+# a tail call is a jump, not an edge)
+bts-dump -s /proc/kallsyms --no-decode --callgraph /tmp/s.dat > /tmp/cg.dot 2> /tmp/cg.err
 trace-cmd report /tmp/s.dat 2> /dev/null | grep -E ' cpu=[0-9]+ [0-9]+/0 ' |
-	sed -nE 's/.* cpu=[0-9]+ [0-9]+\/0 ([^ +]+)\+0x[0-9a-f]+ -> ([^ +]+)\+0x[0-9a-f]+ .*/\1 \2/p' > /tmp/rep.edges
+	sed -nE 's/.* cpu=[0-9]+ [0-9]+\/0 ([^ +]+)\+0x[0-9a-f]+ -> ([^ +]+)\+0x0( .*)?$/\1 \2/p' |
+	awk '$1 != $2' > /tmp/rep.edges
 sed -n 's/^\t"\([^"]*\)" -> "\([^"]*\)".*/\1 \2/p' /tmp/cg.dot > /tmp/cg.edges
-awk 'FILENAME == "/proc/kallsyms" { if (!($3 in a)) a[$3] = $1; next }
+# A name that several static functions share (__raw_write_unlock, in
+# more than one file) says nor which address: trace-cmd and bts-dump may
+# also name one address by different aliases. Edges with such a name are
+# left out, and counted.
+awk 'FILENAME == "/proc/kallsyms" { if (!($3 in a)) a[$3] = $1; cnt[$3]++; next }
      function k(n) { return (n in a) ? a[n] : n }
      FILENAME == "/tmp/cg.edges" { cg[k($1) " " k($2)] = 1; next }
+     cnt[$1] > 1 || cnt[$2] > 1 { if (!(($1 " " $2) in amb)) { amb[$1 " " $2] = 1; na++ }; next }
      { e = k($1) " " k($2); if (!(e in seen)) { seen[e] = 1; n++; if (!(e in cg)) { m++; if (m <= 3) ex = ex " " $1 "->" $2 } } }
-     END { print n + 0, m + 0, ex }' /proc/kallsyms /tmp/cg.edges /tmp/rep.edges > /tmp/cov.txt
-read edges missing rest < /tmp/cov.txt
-diag "coverage: $edges distinct call edges in trace-cmd report, $missing not in bts-dump's call graph $rest"
+     END { print n + 0, m + 0, na + 0, ex }' /proc/kallsyms /tmp/cg.edges /tmp/rep.edges > /tmp/cov.txt
+read edges missing ambiguous rest < /tmp/cov.txt
+diag "coverage: $edges distinct call edges in trace-cmd report, $missing not in bts-dump's call graph $rest; $ambiguous left out (a name several functions share)"
 [ "$edges" -gt 100 ] && [ "$missing" = 0 ] &&
 	ok "bts-dump --callgraph covers every call edge of the stream ($edges)" ||
 	not_ok "bts-dump --callgraph covers every call edge of the stream ($edges edges, $missing missing:$rest)"
