@@ -21,7 +21,7 @@ for m in sw hw same-cpu; do
 	sw) echo "== Debian's QEMU, -cpu max: the software source"
 	    hw=0 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh ;;
 	hw) echo "== the BTS QEMU (Skylake-Client with the Debug Store): the Intel source on emulated BTS"
-	    hw=1 tests=bench/dump.sh,bench/slowdown.sh ;;
+	    hw=1 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh ;;
 	same-cpu) echo "== Debian's QEMU with the same Skylake-Client, no Debug Store (the baseline for BTS off)"
 	    hw=same-cpu tests=bench/slowdown.sh ;;
 	esac
