@@ -1292,9 +1292,15 @@ static struct kunit_suite bts_core_suite = {
 struct stream_fixture {
 	struct trace_array *tr;
 	struct trace_array *saved;
+	struct trace_buffer *buffer;
+	struct bts_stream_cpu *sc;
+	int cpu;
 };
 
-/* A private instance takes the stream; this CPU's counts start at zero. */
+/*
+ * A private instance takes the stream; this CPU's counts start at zero.
+ * Preemption is off until stream_expect() (the writes are this CPU's).
+ */
 static void stream_start(struct kunit *test, struct stream_fixture *f)
 {
 	f->tr = trace_array_get_by_name("bts_kunit_stream", NULL);
@@ -1305,6 +1311,10 @@ static void stream_start(struct kunit *test, struct stream_fixture *f)
 	WRITE_ONCE(bts_trace, f->tr);
 	mutex_unlock(&bts_lock);
 	bts_stream_reset();
+	f->buffer = f->tr->array_buffer.buffer;
+	preempt_disable();
+	f->cpu = smp_processor_id();
+	f->sc = this_cpu_ptr(&bts_stream_cpus);
 }
 
 static void stream_stop(struct stream_fixture *f)
@@ -1333,6 +1343,36 @@ static int stream_next(struct trace_buffer *buffer, int cpu, u64 *val)
 	return ent->type;
 }
 
+/* An entry the stream must hold: a record with its pos, or a gap. */
+struct stream_want {
+	int type;
+	u64 val;
+};
+
+#define REC(pos)	{ TRACE_BTS, pos }
+#define GAP(lost)	{ TRACE_BTS_GAP, lost }
+
+/*
+ * Preemption back on; the stream holds exactly @n entries as @want, and
+ * its counts add up.
+ */
+static void stream_expect(struct kunit *test, struct stream_fixture *f,
+			  const struct stream_want *want, unsigned int n)
+{
+	unsigned int i;
+	u64 val = 0;
+
+	preempt_enable();
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, stream_next(f->buffer, f->cpu, &val),
+				    want[i].type, "entry %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, val, want[i].val, "entry %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, stream_next(f->buffer, f->cpu, &val), -1);
+	KUNIT_EXPECT_EQ(test, local_read(&f->sc->seq),
+			local_read(&f->sc->written) + local_read(&f->sc->lost));
+}
+
 static const struct bts_record stream_recs[3] = {
 	{ 0x1000, 0x2000, BTS_FLAG_SW }, { 0x1001, 0x2001, BTS_FLAG_SW },
 	{ 0x1002, 0x2002, BTS_FLAG_SW },
@@ -1340,112 +1380,62 @@ static const struct bts_record stream_recs[3] = {
 
 static void stream_nmi_while_writing_is_counted_and_reported(struct kunit *test)
 {
+	static const struct stream_want want[] = { GAP(3), REC(3), REC(4) };
 	struct stream_fixture f;
-	struct trace_buffer *buffer;
-	struct bts_stream_cpu *sc;
 	u64 val = 0;
-	int cpu;
 
 	stream_start(test, &f);
-	buffer = f.tr->array_buffer.buffer;
-	preempt_disable();
-	cpu = smp_processor_id();
-	sc = this_cpu_ptr(&bts_stream_cpus);
 	/* as an NMI finds it while this CPU writes */
-	sc->busy = 1;
+	f.sc->busy = 1;
 	bts_stream_write(stream_recs, 3, 0);
-	sc->busy = 0;
-	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->written), 0);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
+	f.sc->busy = 0;
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 3);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->written), 0);
+	KUNIT_EXPECT_EQ(test, stream_next(f.buffer, f.cpu, &val), -1);
 	bts_stream_write(stream_recs, 2, 0);
-	preempt_enable();
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
-	KUNIT_EXPECT_EQ(test, val, 3);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 3);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 4);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->seq), 5);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->written), 2);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->pending), 0);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->gaps), 1);
+	stream_expect(test, &f, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->seq), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->pending), 0);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->gaps), 1);
 	stream_stop(&f);
 }
 
 static void stream_refused_records_are_counted_and_reported(struct kunit *test)
 {
+	static const struct stream_want want[] = { REC(0), GAP(3), REC(4) };
 	struct stream_fixture f;
-	struct trace_buffer *buffer;
-	struct bts_stream_cpu *sc;
-	u64 val = 0;
-	int cpu;
 
 	stream_start(test, &f);
-	buffer = f.tr->array_buffer.buffer;
-	preempt_disable();
-	cpu = smp_processor_id();
-	sc = this_cpu_ptr(&bts_stream_cpus);
 	bts_stream_write(stream_recs, 1, 0);
-	ring_buffer_record_disable(buffer);
+	ring_buffer_record_disable(f.buffer);
 	bts_stream_write(stream_recs, 2, 0);
 	/* the gap entry is refused too: the record after it is lost */
 	bts_stream_write(stream_recs, 1, 0);
-	ring_buffer_record_enable(buffer);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 3);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->pending), 3);
+	ring_buffer_record_enable(f.buffer);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 3);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->pending), 3);
 	bts_stream_write(stream_recs, 1, 0);
-	preempt_enable();
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
-	KUNIT_EXPECT_EQ(test, val, 3);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 4);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->seq),
-			local_read(&sc->written) + local_read(&sc->lost));
+	stream_expect(test, &f, want, ARRAY_SIZE(want));
 	stream_stop(&f);
 }
 
 /* A full hardware buffer: the source says at least one record is gone. */
 static void stream_source_losses_are_counted_and_reported(struct kunit *test)
 {
+	static const struct stream_want want[] = {
+		REC(0), REC(1), GAP(1), REC(3), GAP(4), REC(8),
+	};
 	struct stream_fixture f;
-	struct trace_buffer *buffer;
-	struct bts_stream_cpu *sc;
-	u64 val = 0;
-	int cpu;
 
 	stream_start(test, &f);
-	buffer = f.tr->array_buffer.buffer;
-	preempt_disable();
-	cpu = smp_processor_id();
-	sc = this_cpu_ptr(&bts_stream_cpus);
 	bts_stream_write(stream_recs, 2, 0);
 	bts_stream_write(NULL, 0, 1);
 	bts_stream_write(stream_recs, 1, 0);
 	bts_stream_write(stream_recs, 1, 4);
-	preempt_enable();
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 0);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 1);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
-	KUNIT_EXPECT_EQ(test, val, 1);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 3);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS_GAP);
-	KUNIT_EXPECT_EQ(test, val, 4);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), TRACE_BTS);
-	KUNIT_EXPECT_EQ(test, val, 8);
-	KUNIT_EXPECT_EQ(test, stream_next(buffer, cpu, &val), -1);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->lost), 5);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->src_lost), 5);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->gaps), 2);
-	KUNIT_EXPECT_EQ(test, local_read(&sc->seq),
-			local_read(&sc->written) + local_read(&sc->lost));
+	stream_expect(test, &f, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->src_lost), 5);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->gaps), 2);
 	stream_stop(&f);
 }
 
