@@ -147,6 +147,8 @@ struct intel_bts_ds_fields {
  * @pmi_grace:	a drain outside the interrupt (thaw, disarm) took records
  *		whose interrupt may still be on its way: claim it if it
  *		comes (LVTPC masked), once
+ * @pmi_restart: the DEBUGCTL bits the interrupt's handler cleared, which
+ *		the last NMI handler sets again
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
  */
@@ -156,6 +158,7 @@ struct intel_bts_cpu {
 	struct intel_bts_ds_fields perf;
 	unsigned int nr;
 	u64 ctl;
+	u64 pmi_restart;
 	unsigned int prev_end;
 	bool armed;
 	bool frozen;
@@ -481,6 +484,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->prev_end = 0;
 	c->drained = false;
 	c->pmi_grace = false;
+	c->pmi_restart = 0;
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
@@ -545,15 +549,19 @@ static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
  * @bts:	the source
  * @c:		this CPU's state
  *
- * NMI context, on the CPU. An NMI is the BTS interrupt of a stream-mode
- * CPU when the index has reached the threshold (as perf's intel_bts tells
- * its own: there is no status bit). Then BTS is stopped if it runs (the
- * handler's own branches are not part of the stream), the buffer drained,
- * BTS restarted and the LVT performance counter entry, which the CPU
- * masked when it delivered the PMI, unmasked. A frozen CPU is being read
- * by a capture: the interrupt is claimed and the thaw drains. An NMI that
- * finds the entry masked right after a drain elsewhere (pmi_grace) is that
- * drain's interrupt, late: claimed and unmasked.
+ * NMI context, on the CPU, from one of the first NMI handlers. An NMI is
+ * the BTS interrupt of a stream-mode CPU when the index has reached the
+ * threshold (as perf's intel_bts tells its own: there is no status bit).
+ * Then BTS is stopped if it runs, the buffer drained and the LVT
+ * performance counter entry, which the CPU masked when it delivered the
+ * PMI, unmasked. BTS stays stopped until intel_bts_cpu_pmi_restart(),
+ * from the last NMI handler: the branches of the NMI handlers in between
+ * are not streamed, and cannot fill the buffer again before the NMI ends
+ * (on a lockdep and KASAN kernel they can be more than the threshold:
+ * each NMI would then raise the next). A frozen CPU is being read by a
+ * capture: the interrupt is claimed and the thaw drains. An NMI that
+ * finds the entry masked right after a drain elsewhere (pmi_grace) is
+ * that drain's interrupt, late: claimed and unmasked.
  *
  * Return: true when the NMI was this source's.
  */
@@ -573,8 +581,7 @@ static notrace bool intel_bts_cpu_pmi(const struct intel_bts *bts,
 		if (run)
 			intel_bts_debugctl_update(hw, run, 0);
 		intel_bts_cpu_drain(bts, c);
-		if (run)
-			intel_bts_debugctl_update(hw, 0, run);
+		c->pmi_restart |= run;
 		hw->pmi_unmask();
 		return true;
 	}
@@ -584,6 +591,27 @@ static notrace bool intel_bts_cpu_pmi(const struct intel_bts *bts,
 		return true;
 	}
 	return false;
+}
+
+/**
+ * intel_bts_cpu_pmi_restart - the BTS interrupt's end, from the last handler
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, on the CPU: set again the bits intel_bts_cpu_pmi() cleared,
+ * unless the CPU was frozen or disarmed meanwhile (then its thaw, or
+ * nothing, sets them).
+ */
+static notrace void intel_bts_cpu_pmi_restart(const struct intel_bts *bts,
+					      struct intel_bts_cpu *c)
+{
+	u64 run = c->pmi_restart;
+
+	if (!run)
+		return;
+	c->pmi_restart = 0;
+	if (READ_ONCE(c->armed) && !c->frozen)
+		intel_bts_debugctl_update(bts->hw, 0, run);
 }
 
 /*
@@ -1024,6 +1052,20 @@ static notrace int intel_bts_nmi(unsigned int cmd, struct pt_regs *regs)
 	return intel_bts_cpu_pmi(&intel_bts, c) ? NMI_HANDLED : NMI_DONE;
 }
 
+/*
+ * Registered at device initcall time without NMI_FLAG_FIRST, so after
+ * perf's and the backtrace handler (early initcalls): BTS starts again
+ * once the other handlers are done. Claims nothing.
+ */
+static notrace int intel_bts_nmi_end(unsigned int cmd, struct pt_regs *regs)
+{
+	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
+
+	if (c->pmi_restart)
+		intel_bts_cpu_pmi_restart(&intel_bts, c);
+	return NMI_DONE;
+}
+
 static void intel_bts_stop_ipi(void *info)
 {
 	intel_bts_stop_this_cpu();
@@ -1073,8 +1115,15 @@ static int __init intel_bts_init(void)
 		pr_info("%s\n", why);
 	} else {
 		register_syscore(&intel_bts_syscore);
-		ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi,
-					   NMI_FLAG_FIRST, "bts_trace");
+		ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi_end, 0,
+					   "bts_trace_end");
+		if (!ret) {
+			ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi,
+						   NMI_FLAG_FIRST, "bts_trace");
+			if (ret)
+				unregister_nmi_handler(NMI_LOCAL,
+						       "bts_trace_end");
+		}
 		intel_bts_nmi_registered = !ret;
 		if (ret)
 			pr_warn("no NMI handler (%d): no stream mode\n", ret);

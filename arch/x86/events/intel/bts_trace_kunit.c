@@ -1059,12 +1059,21 @@ static void expect_emitted(struct kunit *test, unsigned int count,
 	expect_branches(test, model->emitted, count, first);
 }
 
+/* An NMI: the first handler's work, then the last handler's. */
+static bool model_nmi(struct intel_bts_test *t)
+{
+	bool ours = intel_bts_cpu_pmi(&t->bts, &t->c);
+
+	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
+	return ours;
+}
+
 /* One branch, then the PMI if the model raised one (a pending NMI). */
 static void model_branch_nmi(struct intel_bts_test *t, unsigned int i)
 {
 	model_run(i, 1);
 	if (model->lvtpc_masked)
-		intel_bts_cpu_pmi(&t->bts, &t->c);
+		model_nmi(t);
 }
 
 static void intel_bts_stream_arm_sets_btint_and_threshold(struct kunit *test)
@@ -1109,6 +1118,29 @@ static void intel_bts_stream_pmi_drains_every_record_in_order(struct kunit *test
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
 }
 
+static void intel_bts_stream_bts_stays_off_until_the_last_handler(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, MODEL_THR);
+	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	/* the NMI handlers in between: not recorded, cannot refill it */
+	model_run(100, 3 * MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	/* once only, and not for an NMI that was not the interrupt */
+	KUNIT_EXPECT_FALSE(test, model_nmi(t));
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model_branch_nmi(t, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->emitted[MODEL_THR - 1].from,
+			FROM(MODEL_THR - 1));
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR);
+}
+
 static void intel_bts_stream_late_pmi_counts_a_loss(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
@@ -1118,7 +1150,7 @@ static void intel_bts_stream_late_pmi_counts_a_loss(struct kunit *test)
 	model_run(0, 12);
 	KUNIT_EXPECT_EQ(test, model->pmis, 1);
 	KUNIT_EXPECT_EQ(test, model->dropped, 4);
-	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
 	expect_emitted(test, MODEL_NR, 0);
 	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
 	KUNIT_EXPECT_EQ(test, ds->bts_index, ds->bts_buffer_base);
@@ -1218,6 +1250,7 @@ static void intel_bts_stream_disarm_claims_a_late_pmi_once(struct kunit *test)
 static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_arm_sets_btint_and_threshold),
 	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
+	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
 	KUNIT_CASE(intel_bts_stream_late_pmi_counts_a_loss),
 	KUNIT_CASE(intel_bts_stream_other_nmis_are_not_claimed),
 	KUNIT_CASE(intel_bts_stream_frozen_pmi_is_left_to_thaw),
