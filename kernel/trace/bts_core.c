@@ -749,15 +749,17 @@ static u64 notrace bts_trap_entry(enum bts_reason reason)
  * The newest call into panic(): an interrupt can still arrive between
  * panic()'s first instruction and the capture, so it is not always the
  * newest record. The target is panic itself, or its ftrace location
- * just after an endbr64.
+ * just after an endbr64. An interrupt that came at panic()'s first byte
+ * returns there from the entry code (iret): that record is not the call.
  */
-static u32 notrace bts_find_panic_record(const struct bts_record *recs,
-					 unsigned int count)
+u32 notrace bts_find_panic_record(const struct bts_record *recs,
+				  unsigned int count)
 {
 	unsigned int i;
 
 	for (i = count; i-- > 0;)
-		if (recs[i].to - (unsigned long)panic <= ENDBR_INSN_SIZE)
+		if (recs[i].to - (unsigned long)panic <= ENDBR_INSN_SIZE &&
+		    !bts_in_entry_text(recs[i].from))
 			return i;
 	return count ? count - 1 : U32_MAX;
 }

@@ -33,6 +33,7 @@ struct bts_capture {
 };
 
 u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
+u32 bts_find_panic_record(const struct bts_record *recs, unsigned int count);
 u64 bts_exception_entry(unsigned int vector);
 int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu));
 void bts_capture_set_reasons(unsigned int reasons);

@@ -530,6 +530,23 @@ static void fault_record_hw_return_into_entry_code_is_not_the_fault(struct kunit
 	KUNIT_EXPECT_EQ(test, bts_find_fault_record(r, ARRAY_SIZE(r)), 0);
 }
 
+/* A panic: the call into panic(), not an interrupt that returned there. */
+static void fault_record_panic_is_the_call_not_an_iret(struct kunit *test)
+{
+	u64 entry = (unsigned long)__entry_text_start;
+	u64 text = (unsigned long)_stext + 0x100;
+	u64 p = (unsigned long)panic;
+	struct bts_record r[] = {
+		{ text, p, 0 },			/* call panic */
+		{ p, entry + 8, 0 },		/* an interrupt at its first byte */
+		{ entry + 64, text + 300, 0 },	/* its handler */
+		{ entry + 128, p, 0 },		/* iret back to panic */
+		{ p + 4, p + 32, 0 },
+	};
+
+	KUNIT_EXPECT_EQ(test, bts_find_panic_record(r, ARRAY_SIZE(r)), 0);
+}
+
 static void fault_record_sw_is_newest_call_from_entry_text(struct kunit *test)
 {
 	u64 entry = (unsigned long)__entry_text_start;
@@ -1445,6 +1462,7 @@ static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(fault_record_hw_return_into_entry_code_is_not_the_fault),
 	KUNIT_CASE(fault_record_sw_is_newest_call_from_entry_text),
 	KUNIT_CASE(fault_record_sw_is_first_call_of_the_handler),
+	KUNIT_CASE(fault_record_panic_is_the_call_not_an_iret),
 	KUNIT_CASE(fault_record_absent_is_u32_max),
 	KUNIT_CASE(header_describes_the_snapshot),
 	KUNIT_CASE(capture_reasons_follow_the_options),
