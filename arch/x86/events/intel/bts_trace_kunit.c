@@ -11,6 +11,9 @@
  * absolute maximum when BTINT is clear, the interrupt threshold, the CPL
  * filter bits), and a fake perf (exclusivity slots, reservation). The
  * model is reached through the same struct intel_bts_hw as the hardware.
+ * Where the SDM is strict the model is too: the BTS interrupt is raised
+ * once, when a record crosses the threshold, and a crossing while the
+ * LVT entry is masked is lost.
  *
  * The suite intel_bts_hw needs real BTS (bare-metal Intel): it skips with
  * the reason everywhere else, which includes every virtual machine, so
@@ -58,9 +61,14 @@
  * @buf_nr:	records in @buf
  * @debugctl:	IA32_DEBUGCTL
  * @ctl_writes:	DEBUGCTL writes
- * @pmis:	BTS interrupts raised (BTINT set, threshold reached, the LVT
- *		performance counter entry not masked; raising masks it)
+ * @pmis:	BTS interrupts raised: once per crossing of the threshold
+ *		(BTINT set, a record takes the index from below the
+ *		threshold to at or above it) while the LVT performance
+ *		counter entry is not masked; raising masks it (SDM). A
+ *		crossing while it is masked raises nothing, ever.
  * @lvtpc_masked: that entry is masked
+ * @pmi_pending: a raised interrupt not delivered yet (an NMI latched
+ *		while another runs); model_nmi() delivers it
  * @unmasks:	writes that unmask it
  * @dropped:	records a full buffer dropped (BTINT set, index at the
  *		absolute maximum)
@@ -69,6 +77,8 @@
  * @nemitted:	how many
  * @emit_lost:	records the stream was told were lost
  * @emit_calls:	calls to the emit hook with records
+ * @emit_nested: run inside the emit hook (an NMI-context dump or trigger
+ *		on this CPU reached from the ring-buffer write), then cleared
  * @perf_claims: times perf's intel_bts NMI handler would claim an NMI
  *		(bts_index >= bts_interrupt_threshold after a record)
  * @faults:	records the CPU would have written outside the buffer
@@ -88,11 +98,12 @@ struct intel_bts_model {
 	unsigned int buf_nr;
 	u64 debugctl;
 	unsigned int ctl_writes, pmis, perf_claims, faults;
-	bool lvtpc_masked;
+	bool lvtpc_masked, pmi_pending;
 	unsigned int unmasks, dropped;
 	struct bts_record *emitted;
 	unsigned int nemitted, emit_calls;
 	unsigned long emit_lost;
+	void (*emit_nested)(void);
 	void (*nmi)(void);
 	unsigned int nmi_at;
 };
@@ -222,8 +233,13 @@ static void model_pmi_unmask(void)
 static void model_emit(const struct bts_record *recs, unsigned int n,
 		       unsigned long lost)
 {
+	void (*nested)(void) = model->emit_nested;
 	unsigned int i;
 
+	if (nested) {
+		model->emit_nested = NULL;
+		nested();
+	}
 	model->emit_lost += lost;
 	if (n)
 		model->emit_calls++;
@@ -266,7 +282,7 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 static void model_branch(u64 from, u64 to, unsigned int cpl)
 {
 	struct debug_store *ds = model->ds;
-	u64 ctl = model->debugctl, slot;
+	u64 ctl = model->debugctl, slot, before;
 	struct bts_record *rec;
 
 	if (!(ctl & DEBUGCTLMSR_TR) || !(ctl & DEBUGCTLMSR_BTS))
@@ -291,11 +307,14 @@ static void model_branch(u64 from, u64 to, unsigned int cpl)
 	rec->from = from;
 	rec->to = to;
 	rec->flags = BTS_FLAG_PREDICTED;
+	before = ds->bts_index;
 	ds->bts_index += sizeof(*rec);
 	if ((ctl & DEBUGCTLMSR_BTINT) && !model->lvtpc_masked &&
+	    before < ds->bts_interrupt_threshold &&
 	    ds->bts_index >= ds->bts_interrupt_threshold) {
 		model->pmis++;
 		model->lvtpc_masked = true;
+		model->pmi_pending = true;
 	}
 	if (ds->bts_index >= ds->bts_interrupt_threshold)
 		model->perf_claims++;
@@ -401,6 +420,43 @@ static void expect_branches(struct kunit *test, const struct bts_record *out,
 }
 
 /* ---- suite intel_bts_model: extraction of the newest records ---- */
+
+/* The source's hooks in perf's PMI handler, on entry and on exit. */
+static int model_pmi_enter(struct intel_bts_test *t)
+{
+	return intel_bts_cpu_pmi(&t->bts, &t->c);
+}
+
+static void model_pmi_exit(struct intel_bts_test *t)
+{
+	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
+}
+
+/*
+ * An NMI on this CPU. It delivers a pending BTS interrupt, and perf's PMI
+ * handler runs (on every NMI while the source holds its exclusivity
+ * slot): the source's hook on entry, perf's own work, perf's
+ * acknowledgement (the LVT entry unmasked: the late ack of Haswell and
+ * later, not counted in @unmasks), then the source's hook on exit.
+ */
+static int model_nmi(struct intel_bts_test *t)
+{
+	int ours;
+
+	model->pmi_pending = false;
+	ours = model_pmi_enter(t);
+	model->lvtpc_masked = false;
+	model_pmi_exit(t);
+	return ours;
+}
+
+/* One branch, then the interrupt if the model raised one. */
+static void model_branch_nmi(struct intel_bts_test *t, unsigned int i)
+{
+	model_run(i, 1);
+	if (model->pmi_pending)
+		model_nmi(t);
+}
 
 static void intel_bts_arm_then_nothing_reads_empty(struct kunit *test)
 {
@@ -816,6 +872,63 @@ static void intel_bts_nmi_during_disarm_leaves_bts_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->faults, 0);
 }
 
+/* The machine goes down (kexec, reboot, crash): bts_crash_stop_this_cpu(). */
+static void model_stop_for_good(struct intel_bts_test *t)
+{
+	intel_bts_debugctl_update(t->bts.hw, INTEL_BTS_CTL_MASK, 0);
+}
+
+/*
+ * Once stopped for kexec or a crash, nothing turns BTS on again: not the
+ * thaw of a capture NMI or trigger that froze the CPU before the stop,
+ * nor the end of a BTS interrupt. The next kernel owns that memory.
+ */
+static void intel_bts_stop_for_good_survives_thaw_and_pmi(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	enum bts_window w;
+
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	model_stop_for_good(t);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	model_read(t, NULL, 0, &w);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	model_run(0, MODEL_NR / 2);
+	model_stop_for_good(t);
+	model_nmi(t);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	model_run(10, 3);
+	KUNIT_EXPECT_EQ(test, model->faults + model->dropped, 0);
+}
+
+/*
+ * Kernel only means kernel only. Which CPL filters a branch that changes
+ * privilege the SDM does not say: the return to user mode (sysret, iret
+ * at CPL 0) can be recorded with a user-space target, and the entry from
+ * user mode with a user-space source. The user half is cleared.
+ */
+static void intel_bts_kernel_only_clears_user_halves(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_branch(FROM(0), USER_FROM(1), 0);		/* sysret */
+	model_branch(USER_FROM(2), TO(2), 0);		/* syscall */
+	model_branch(FROM(3), TO(3), 0);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 3);
+	KUNIT_EXPECT_EQ(test, out[0].from, FROM(0));
+	KUNIT_EXPECT_EQ(test, out[0].to, 0);
+	KUNIT_EXPECT_EQ(test, out[1].from, 0);
+	KUNIT_EXPECT_EQ(test, out[1].to, TO(2));
+	expect_branches(test, &out[2], 1, 3);
+	/* the hardware buffer keeps what the CPU wrote */
+	KUNIT_EXPECT_EQ(test, model->buf[0].to, USER_FROM(1));
+}
+
 static void intel_bts_ctl_bit_values_match_sdm(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, DEBUGCTLMSR_TR, BIT(6));
@@ -841,6 +954,8 @@ static struct kunit_case intel_bts_debugctl_cases[] = {
 	KUNIT_CASE(intel_bts_disarm_clears_all_five_bits),
 	KUNIT_CASE(intel_bts_ctl_bit_values_match_sdm),
 	KUNIT_CASE(intel_bts_nmi_during_disarm_leaves_bts_off),
+	KUNIT_CASE(intel_bts_stop_for_good_survives_thaw_and_pmi),
+	KUNIT_CASE(intel_bts_kernel_only_clears_user_halves),
 	{}
 };
 
@@ -1059,23 +1174,6 @@ static void expect_emitted(struct kunit *test, unsigned int count,
 	expect_branches(test, model->emitted, count, first);
 }
 
-/* An NMI: the first handler's work, then the last handler's. */
-static bool model_nmi(struct intel_bts_test *t)
-{
-	bool ours = intel_bts_cpu_pmi(&t->bts, &t->c);
-
-	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
-	return ours;
-}
-
-/* One branch, then the PMI if the model raised one (a pending NMI). */
-static void model_branch_nmi(struct intel_bts_test *t, unsigned int i)
-{
-	model_run(i, 1);
-	if (model->lvtpc_masked)
-		model_nmi(t);
-}
-
 static void intel_bts_stream_arm_sets_btint_and_threshold(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
@@ -1102,9 +1200,14 @@ static void intel_bts_stream_pmi_drains_every_record_in_order(struct kunit *test
 
 	for (i = 0; i < 100; i++)
 		model_branch_nmi(t, i);
-	/* one interrupt per MODEL_THR records, each drained and unmasked */
+	/*
+	 * One interrupt per MODEL_THR records, each drained; perf alone
+	 * unmasks the LVT entry in its handler (the source only at arm,
+	 * in process context), so a counter overflow that came with the
+	 * interrupt is acknowledged first.
+	 */
 	KUNIT_EXPECT_EQ(test, model->pmis, 100 / MODEL_THR);
-	KUNIT_EXPECT_EQ(test, model->unmasks, 1 + model->pmis);
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
 	KUNIT_EXPECT_EQ(test, model->emit_calls, model->pmis);
 	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
@@ -1123,14 +1226,15 @@ static void intel_bts_stream_bts_stays_off_until_the_last_handler(struct kunit *
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
 	model_run(0, MODEL_THR);
-	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
 	expect_emitted(test, MODEL_THR, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
 			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
 	/* the NMI handlers in between: not recorded, cannot refill it */
 	model_run(100, 3 * MODEL_NR);
 	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
-	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
+	model->lvtpc_masked = false;
+	model_pmi_exit(t);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
 	/* once only, and not for an NMI that was not the interrupt */
 	KUNIT_EXPECT_FALSE(test, model_nmi(t));
@@ -1166,41 +1270,104 @@ static void intel_bts_stream_other_nmis_are_not_claimed(struct kunit *test)
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
 	model_run(0, MODEL_THR - 1);
-	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_FALSE(test, model_nmi(t));
 	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
 	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
 	/* circular mode never claims one */
 	t = model_armed(test, MODEL_NR, 0);
 	model_run(0, 3 * MODEL_NR);
-	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_FALSE(test, model_nmi(t));
 	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
 }
 
-static void intel_bts_stream_frozen_pmi_is_left_to_thaw(struct kunit *test)
+/*
+ * A freeze with IRQs off (a dump) does not block NMIs: the interrupt that
+ * comes meanwhile drains at once (the records are not touched, only the
+ * index moves), and BTS stays off until the thaw.
+ */
+static void intel_bts_stream_pmi_while_frozen_drains_at_once(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 	struct bts_record out[MODEL_NR];
 	enum bts_window w;
 
 	model_run(0, 6);
-	KUNIT_EXPECT_TRUE(test, model->lvtpc_masked);
-	KUNIT_EXPECT_EQ(test, model->pmis, 1);
-	/* a capture froze the CPU before the interrupt was taken */
+	KUNIT_EXPECT_TRUE(test, model->pmi_pending);
 	intel_bts_cpu_freeze(&t->bts, &t->c);
-	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
-	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
-	KUNIT_EXPECT_TRUE(test, model->lvtpc_masked);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	expect_emitted(test, 6, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
 	KUNIT_ASSERT_EQ(test, intel_bts_cpu_read(&t->c, out, MODEL_NR, &w), 6);
-	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_PARTIAL);
 	expect_branches(test, out, 6, 0);
 	intel_bts_cpu_thaw(&t->bts, &t->c);
-	expect_emitted(test, 6, 0);
-	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
-	/* an NMI now, the entry not masked, is not ours */
-	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
 	model_branch_nmi(t, 6);
 	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
+}
+
+/*
+ * A freeze and thaw inside an NMI (a capture, a bts_dump trigger on an
+ * event that fires in NMI) while the interrupt waits behind it: the thaw
+ * leaves the records to the interrupt, which comes right after that NMI
+ * (a drain in the thaw would make it an NMI nobody claims).
+ */
+static void intel_bts_stream_thaw_leaves_the_drain_to_the_pmi(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, 6);
+	KUNIT_EXPECT_TRUE(test, model->pmi_pending);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
+	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	expect_emitted(test, 6, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+}
+
+/* A dump in NMI context reached from the drain's own ring-buffer write. */
+static struct intel_bts_test *nested_victim;
+
+static void model_nested_freeze_thaw(void)
+{
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_read(nested_victim, out, MODEL_NR, &w);
+}
+
+/*
+ * A freeze and thaw nested in the interrupt's drain (the emit callback
+ * writes the ring buffer; a trigger or function probe there dumps): the
+ * thaw must not turn BTS on in the middle of the interrupt, nor drain the
+ * records the outer drain is handing over.
+ */
+static void intel_bts_stream_nested_freeze_in_emit_keeps_bts_off(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, MODEL_THR);
+	nested_victim = t;
+	model->emit_nested = model_nested_freeze_thaw;
+	model->pmi_pending = false;
+	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
+	KUNIT_EXPECT_NULL(test, model->emit_nested);	/* it did run */
+	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	/* the rest of the NMI is not recorded */
+	model_run(100, 3 * MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	model->lvtpc_masked = false;
+	model_pmi_exit(t);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model_branch_nmi(t, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->dropped, 0);
 }
 
 static void intel_bts_stream_read_spans_the_last_drain(struct kunit *test)
@@ -1239,12 +1406,29 @@ static void intel_bts_stream_disarm_claims_a_late_pmi_once(struct kunit *test)
 	expect_emitted(test, 7, 0);
 	/* the interrupt raised at 4 arrives only now, masking the entry */
 	model->lvtpc_masked = true;
-	KUNIT_EXPECT_TRUE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
 	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
 	model->lvtpc_masked = true;
-	KUNIT_EXPECT_FALSE(test, intel_bts_cpu_pmi(&t->bts, &t->c));
+	KUNIT_EXPECT_FALSE(test, model_pmi_enter(t));
 	KUNIT_EXPECT_EQ(test, model->nemitted, 7);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+}
+
+/* The same in the stream: cleared in the buffer before it is handed over. */
+static void intel_bts_stream_kernel_only_clears_user_halves(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_branch(FROM(0), USER_FROM(1), 0);
+	model_branch(USER_FROM(2), TO(2), 0);
+	model_run(3, MODEL_THR - 2);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	KUNIT_ASSERT_EQ(test, model->nemitted, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->emitted[0].from, FROM(0));
+	KUNIT_EXPECT_EQ(test, model->emitted[0].to, 0);
+	KUNIT_EXPECT_EQ(test, model->emitted[1].from, 0);
+	KUNIT_EXPECT_EQ(test, model->emitted[1].to, TO(2));
+	expect_branches(test, &model->emitted[2], MODEL_THR - 2, 3);
 }
 
 static struct kunit_case intel_bts_stream_cases[] = {
@@ -1253,7 +1437,10 @@ static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
 	KUNIT_CASE(intel_bts_stream_late_pmi_counts_a_loss),
 	KUNIT_CASE(intel_bts_stream_other_nmis_are_not_claimed),
-	KUNIT_CASE(intel_bts_stream_frozen_pmi_is_left_to_thaw),
+	KUNIT_CASE(intel_bts_stream_pmi_while_frozen_drains_at_once),
+	KUNIT_CASE(intel_bts_stream_thaw_leaves_the_drain_to_the_pmi),
+	KUNIT_CASE(intel_bts_stream_nested_freeze_in_emit_keeps_bts_off),
+	KUNIT_CASE(intel_bts_stream_kernel_only_clears_user_halves),
 	KUNIT_CASE(intel_bts_stream_read_spans_the_last_drain),
 	KUNIT_CASE(intel_bts_stream_disarm_claims_a_late_pmi_once),
 	{}
