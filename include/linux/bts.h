@@ -46,6 +46,11 @@ struct bts_record {
 
 /* Written by the hardware: the branch was predicted (model-specific). */
 #define BTS_FLAG_PREDICTED	BIT_ULL(4)
+/*
+ * Set by bts: user-mode branches were not wanted, and this branch between
+ * user and kernel mode had its user-space half (@from or @to) cleared.
+ */
+#define BTS_FLAG_USER_CLEARED	BIT_ULL(61)
 /* Set by bts: @from is the faulting instruction, @to the exception entry. */
 #define BTS_FLAG_FAULT		BIT_ULL(62)
 /* Set by bts: recorded by the software source (a call edge, not BTS). */

@@ -8,8 +8,12 @@
  * asked), freezes and thaws one CPU, and reads a CPU's newest records back
  * oldest first. In stream mode it arms BTS with BTINT instead and hands
  * the buffer to bts_stream_emit() from the BTS interrupt (a PMI, which
- * perf programs as an NMI). It knows nothing of ftrace, dumps or oopses:
- * those live in kernel/trace/bts_core.c and trace_bts.c.
+ * perf programs as an NMI). The interrupt has one owner, perf's PMI
+ * handler (intel_pmu_handle_irq()), which calls this source's two hooks
+ * (intel_bts_trace_pmi_enter() and _exit(), perf_event.h) as it calls
+ * perf's own intel_bts: this file registers no NMI handler and never
+ * writes the LVT entry in NMI context. It knows nothing of ftrace, dumps
+ * or oopses: those live in kernel/trace/bts_core.c and trace_bts.c.
  *
  * perf owns the Debug Store (DS) area and the per-CPU BTS buffer, which is
  * mapped in the cpu_entry_area so that it also works under KPTI (64 KiB,
@@ -42,8 +46,10 @@
 #include <linux/bts.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/delay.h>
 #include <linux/init.h>
 #include <linux/irqflags.h>
+#include <linux/jump_label.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
@@ -56,7 +62,6 @@
 #include <asm/debugreg.h>
 #include <asm/intel_ds.h>
 #include <asm/msr-index.h>
-#include <asm/nmi.h>
 
 #include "../perf_event.h"
 
@@ -89,14 +94,17 @@
  * @debugctl_read:	read this CPU's IA32_DEBUGCTL
  * @debugctl_write:	write this CPU's IA32_DEBUGCTL
  * @debugctl_bts_works:	the BTS bits of DEBUGCTL can be set (probed at boot)
- * @pmi_masked:		this CPU's LVT performance counter entry is masked:
- *			a PMI was delivered and nobody has unmasked it yet
- *			(the CPU masks it on delivery)
- * @pmi_unmask:		unmask it again, as perf's PMI handler does (NMI)
+ * @pmi_hooked:		perf's PMI handler calls this source's hooks (the
+ *			Intel PMU driver's, architectural perfmon v2 and later)
+ * @pmi_unmask:		unmask this CPU's LVT performance counter entry, as
+ *			perf_events_lapic_init() does: at arm only (process
+ *			context, IRQs off), never in NMI
+ * @pmi_settle:		wait a microsecond for an interrupt on its way (IRQs
+ *			off: an NMI is taken meanwhile)
  *
  * The real implementations are one line each; the KUnit tests supply a
- * model. @ds, @buffer, @debugctl_read, @debugctl_write, @pmi_masked and
- * @pmi_unmask are called in NMI context and must be notrace.
+ * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
+ * NMI context and must be notrace.
  */
 struct intel_bts_hw {
 	bool (*has_feature)(unsigned int feature);
@@ -112,8 +120,9 @@ struct intel_bts_hw {
 	u64 (*debugctl_read)(void);
 	void (*debugctl_write)(u64 val);
 	bool (*debugctl_bts_works)(void);
-	bool (*pmi_masked)(void);
+	bool (*pmi_hooked)(void);
 	void (*pmi_unmask)(void);
+	void (*pmi_settle)(void);
 };
 
 /**
@@ -130,6 +139,21 @@ struct intel_bts_ds_fields {
 	u64 threshold;
 };
 
+/*
+ * Why BTS is stopped on a CPU (struct intel_bts_cpu.stop). TR|BTS are set
+ * only while the CPU is armed and no reason holds; each holder sets its
+ * bit before it clears TR|BTS and clears it before it may set them, so
+ * that whatever interrupts it at any instruction (an NMI: a capture, a
+ * trigger, the BTS interrupt) finds BTS stopped whenever it must be, and
+ * leaves it stopped if the interrupted code still holds a reason. An NMI
+ * always drops the reasons it took before it returns, so the plain
+ * read-modify-write of the bits is not racy on the CPU itself.
+ */
+#define INTEL_BTS_STOP_FREEZE	BIT(0)	/* a freeze: capture, dump, pause */
+#define INTEL_BTS_STOP_PMI	BIT(1)	/* perf's PMI handler is running */
+#define INTEL_BTS_STOP_DISARM	BIT(2)	/* being disarmed */
+#define INTEL_BTS_STOP_DEAD	BIT(3)	/* kexec, reboot, crash: for good */
+
 /**
  * struct intel_bts_cpu - one CPU's state
  * @ds:		perf's DS area of this CPU, valid while @armed
@@ -140,15 +164,12 @@ struct intel_bts_ds_fields {
  * @prev_end:	stream mode: records the last drain handed over; they stay
  *		in the buffer above the index until overwritten, and are
  *		the oldest part of a capture's history
+ * @stop:	INTEL_BTS_STOP_* reasons that hold BTS stopped
  * @armed:	the DS fields are ours and @perf holds perf's values
- * @frozen:	armed, but TR|BTS cleared by a freeze
  * @stream:	armed in stream mode (BTINT set, buffer not circular)
  * @drained:	stream mode: a drain has handed records over since arming
- * @pmi_grace:	a drain outside the interrupt (thaw, disarm) took records
- *		whose interrupt may still be on its way: claim it if it
- *		comes (LVTPC masked), once
- * @pmi_restart: the DEBUGCTL bits the interrupt's handler cleared, which
- *		the last NMI handler sets again
+ * @user:	user-mode branches wanted; without, the user half of a
+ *		branch between user and kernel mode is cleared when read
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
  */
@@ -158,13 +179,12 @@ struct intel_bts_cpu {
 	struct intel_bts_ds_fields perf;
 	unsigned int nr;
 	u64 ctl;
-	u64 pmi_restart;
 	unsigned int prev_end;
+	u8 stop;
 	bool armed;
-	bool frozen;
 	bool stream;
 	bool drained;
-	bool pmi_grace;
+	bool user;
 };
 
 /**
@@ -189,8 +209,6 @@ struct intel_bts {
 
 /* Set at boot by intel_bts_probe_debugctl(). */
 static bool intel_bts_ctl_works;
-/* Set at boot once the stream mode NMI handler is registered. */
-static bool intel_bts_nmi_registered;
 
 static bool intel_bts_hw_has_feature(unsigned int feature)
 {
@@ -264,15 +282,25 @@ static bool intel_bts_hw_debugctl_bts_works(void)
 	return intel_bts_ctl_works;
 }
 
-static notrace bool intel_bts_hw_pmi_masked(void)
+/*
+ * intel_pmu_handle_irq() is the PMI handler of the Intel PMU driver from
+ * architectural perfmon v2 on (intel_pmu_init()); v1 CPUs get core_pmu's
+ * generic handler, which has no hooks. No v1 CPU runs 64-bit code.
+ */
+static bool intel_bts_hw_pmi_hooked(void)
 {
-	return apic_read(APIC_LVTPC) & APIC_LVT_MASKED;
+	return x86_pmu.version >= 2;
 }
 
-/* What perf_events_lapic_init() and perf's PMI handler write. */
-static notrace void intel_bts_hw_pmi_unmask(void)
+/* What perf_events_lapic_init() writes. */
+static void intel_bts_hw_pmi_unmask(void)
 {
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+static void intel_bts_hw_pmi_settle(void)
+{
+	udelay(1);
 }
 
 /**
@@ -319,8 +347,9 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.debugctl_read	= intel_bts_hw_debugctl_read,
 	.debugctl_write	= intel_bts_hw_debugctl_write,
 	.debugctl_bts_works = intel_bts_hw_debugctl_bts_works,
-	.pmi_masked	= intel_bts_hw_pmi_masked,
+	.pmi_hooked	= intel_bts_hw_pmi_hooked,
 	.pmi_unmask	= intel_bts_hw_pmi_unmask,
+	.pmi_settle	= intel_bts_hw_pmi_settle,
 };
 
 /* ---- detection ---- */
@@ -433,6 +462,34 @@ static unsigned int intel_bts_stream_free(unsigned int nr)
 	return max(nr - nr / 2, 1U);
 }
 
+/*
+ * Take @why as a reason to keep BTS stopped on this CPU, and stop it.
+ * The bit first, then one read-modify-write clearing TR|BTS (always, even
+ * if another reason holds: an NMI between another holder's bit and its
+ * write must find BTS stopped when it returns from here). No fence: BTS
+ * stores are coherent with the CPU's own loads (bts.c).
+ */
+static notrace void intel_bts_cpu_stop(const struct intel_bts *bts,
+				       struct intel_bts_cpu *c, u8 why)
+{
+	c->stop |= why;
+	barrier();
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_RUN, 0);
+}
+
+/*
+ * Drop @why; if no reason is left and the CPU is armed, set its DEBUGCTL
+ * bits again (the OFF bits and BTINT were left as armed).
+ */
+static notrace void intel_bts_cpu_start(const struct intel_bts *bts,
+					struct intel_bts_cpu *c, u8 why)
+{
+	c->stop &= ~why;
+	barrier();
+	if (!c->stop && READ_ONCE(c->armed))
+		intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
+}
+
 /**
  * intel_bts_cpu_arm - take over one CPU's DS BTS fields and start BTS
  * @bts:	the source
@@ -446,6 +503,7 @@ static unsigned int intel_bts_stream_free(unsigned int nr)
  * intel_bts NMI handler ever sees a full buffer), then sets the DEBUGCTL
  * bits. In stream mode the threshold leaves intel_bts_stream_free()
  * records free below the absolute maximum instead, and BTINT is set.
+ * A CPU stopped for good (kexec, crash) stays stopped.
  *
  * Return: 0, or -ENODEV when perf has no DS area or buffer for @cpu.
  */
@@ -470,6 +528,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->recs = buf;
 	c->nr = bts->nr;
 	c->ctl = intel_bts_ctl_bits(bts->arm_flags);
+	c->user = bts->arm_flags & BTS_ARM_USER;
 
 	memset(buf, 0, (size_t)c->nr * INTEL_BTS_RECORD_SIZE);
 	base = ds->bts_buffer_base;
@@ -483,8 +542,6 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 			(u64)intel_bts_stream_free(c->nr) * INTEL_BTS_RECORD_SIZE;
 	c->prev_end = 0;
 	c->drained = false;
-	c->pmi_grace = false;
-	c->pmi_restart = 0;
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
@@ -493,7 +550,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	 * nothing; after it, its freeze and thaw leave TR|BTS set, which
 	 * the write below sets too.
 	 */
-	c->frozen = false;
+	c->stop &= INTEL_BTS_STOP_DEAD;
 	barrier();
 	WRITE_ONCE(c->armed, true);
 	/*
@@ -502,8 +559,36 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	 */
 	if (c->stream)
 		hw->pmi_unmask();
-	intel_bts_debugctl_update(hw, INTEL_BTS_CTL_MASK, c->ctl);
+	intel_bts_cpu_start(bts, c, 0);
 	return 0;
+}
+
+/*
+ * Without user-mode branches, the user half of a branch between user and
+ * kernel mode (the return to user mode, recorded at CPL 0 with a user
+ * target; the entry, where the CPU filters by the target's CPL) is
+ * cleared and the record flagged BTS_FLAG_USER_CLEARED.
+ */
+static notrace void intel_bts_clear_user(const struct intel_bts_cpu *c,
+					 struct bts_record *recs,
+					 unsigned int n)
+{
+	unsigned int i;
+
+	if (c->user)
+		return;
+	for (i = 0; i < n; i++) {
+		struct bts_record *r = &recs[i];
+
+		if (r->from && !(r->from >> 63)) {
+			r->from = 0;
+			r->flags |= BTS_FLAG_USER_CLEARED;
+		}
+		if (r->to && !(r->to >> 63)) {
+			r->to = 0;
+			r->flags |= BTS_FLAG_USER_CLEARED;
+		}
+	}
 }
 
 /**
@@ -511,10 +596,12 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
  * @bts:	the source
  * @c:		this CPU's state, armed in stream mode
  *
- * On the CPU, with BTS stopped there (TR|BTS clear) and IRQs off or in
- * NMI, never interrupted by another drain of the CPU. Hands the records
- * from the base to the index over, oldest first, straight from the
- * buffer, then moves the index back to the base.
+ * On the CPU, with BTS stopped there, from perf's PMI handler or (the
+ * index below the threshold, so that no interrupt is on its way) from the
+ * disarm, never interrupted by another drain of the CPU. Hands the
+ * records from the base to the index over, oldest first, straight from
+ * the buffer (the slots below the index are not written again until it
+ * moves), then moves the index back to the base.
  *
  * With BTINT set the CPU does not wrap: at the absolute maximum it drops
  * every further record until the index moves. An index found there means
@@ -537,6 +624,7 @@ static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
 		pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
 		lost = index == end;
 	}
+	intel_bts_clear_user(c, c->recs, pos);
 	bts->emit(c->recs, pos, 0);
 	bts->emit(NULL, 0, lost);
 	WRITE_ONCE(ds->bts_index, base);
@@ -544,122 +632,106 @@ static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
 	c->drained = true;
 }
 
-/**
- * intel_bts_cpu_pmi - the NMI handler's work for one CPU
- * @bts:	the source
- * @c:		this CPU's state
- *
- * NMI context, on the CPU, from one of the first NMI handlers. An NMI is
- * the BTS interrupt of a stream-mode CPU when the index has reached the
- * threshold (as perf's intel_bts tells its own: there is no status bit).
- * Then BTS is stopped if it runs, the buffer drained and the LVT
- * performance counter entry, which the CPU masked when it delivered the
- * PMI, unmasked. BTS stays stopped until intel_bts_cpu_pmi_restart(),
- * from the last NMI handler: the branches of the NMI handlers in between
- * are not streamed, and cannot fill the buffer again before the NMI ends
- * (on a lockdep and KASAN kernel they can be more than the threshold:
- * each NMI would then raise the next). A frozen CPU is being read by a
- * capture: the interrupt is claimed and the thaw drains. An NMI that
- * finds the entry masked right after a drain elsewhere (pmi_grace) is
- * that drain's interrupt, late: claimed and unmasked.
- *
- * Return: true when the NMI was this source's.
- */
-static notrace bool intel_bts_cpu_pmi(const struct intel_bts *bts,
-				      struct intel_bts_cpu *c)
+/* Has the index reached the interrupt threshold (stream mode)? */
+static notrace bool intel_bts_cpu_at_threshold(const struct intel_bts_cpu *c)
 {
-	const struct intel_bts_hw *hw = bts->hw;
-	u64 run;
-
-	if (READ_ONCE(c->armed) && c->stream &&
-	    READ_ONCE(c->ds->bts_index) >=
-	    READ_ONCE(c->ds->bts_interrupt_threshold)) {
-		c->pmi_grace = false;
-		if (c->frozen)
-			return true;
-		run = hw->debugctl_read() & INTEL_BTS_CTL_RUN;
-		if (run)
-			intel_bts_debugctl_update(hw, run, 0);
-		intel_bts_cpu_drain(bts, c);
-		c->pmi_restart |= run;
-		hw->pmi_unmask();
-		return true;
-	}
-	if (c->pmi_grace && hw->pmi_masked()) {
-		c->pmi_grace = false;
-		hw->pmi_unmask();
-		return true;
-	}
-	return false;
+	return READ_ONCE(c->ds->bts_index) >=
+	       READ_ONCE(c->ds->bts_interrupt_threshold);
 }
 
 /**
- * intel_bts_cpu_pmi_restart - the BTS interrupt's end, from the last handler
+ * intel_bts_cpu_pmi_enter - the BTS interrupt, from perf's PMI handler
  * @bts:	the source
  * @c:		this CPU's state
  *
- * NMI context, on the CPU: set again the bits intel_bts_cpu_pmi() cleared,
- * unless the CPU was frozen or disarmed meanwhile (then its thaw, or
- * nothing, sets them).
+ * NMI context, on the CPU, early in intel_pmu_handle_irq(), which runs on
+ * every NMI while this source holds its exclusivity slot. In stream mode
+ * BTS is stopped for the whole handler (until intel_bts_cpu_pmi_exit(),
+ * after perf has unmasked the LVT entry), so that no branch is recorded
+ * while the entry is masked: a threshold crossing then would raise no
+ * interrupt ever. Then, if the index has reached the threshold, the
+ * buffer is drained: whether this NMI is the BTS interrupt or not (a
+ * crossing during the entry of any NMI is caught here). There is no
+ * status bit for BTS; perf's own intel_bts decides the same way.
+ *
+ * A CPU frozen by a dump or capture (with IRQs off, which does not block
+ * NMIs) is drained too: the drain does not touch the records, it only
+ * moves the index, and BTS stays off until the thaw.
+ *
+ * Return: 0 when nothing was drained; 2 when it was: the interrupt of a
+ * crossing during this NMI may be latched behind it, and the NMI code
+ * swallows a back-to-back unknown NMI after a handler that handled more
+ * than one event (arch/x86/kernel/nmi.c).
  */
-static notrace void intel_bts_cpu_pmi_restart(const struct intel_bts *bts,
-					      struct intel_bts_cpu *c)
+static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
+					   struct intel_bts_cpu *c)
 {
-	u64 run = c->pmi_restart;
+	if (!READ_ONCE(c->armed) || !c->stream)
+		return 0;
+	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_PMI);
+	if (!intel_bts_cpu_at_threshold(c))
+		return 0;
+	intel_bts_cpu_drain(bts, c);
+	return 2;
+}
 
-	if (!run)
-		return;
-	c->pmi_restart = 0;
-	if (READ_ONCE(c->armed) && !c->frozen)
-		intel_bts_debugctl_update(bts->hw, 0, run);
+/**
+ * intel_bts_cpu_pmi_exit - the end of perf's PMI handler
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, the last thing intel_pmu_handle_irq() does: start BTS
+ * again unless something else holds it stopped (a freeze the NMI
+ * interrupted, a disarm, the kexec stop).
+ */
+static notrace void intel_bts_cpu_pmi_exit(const struct intel_bts *bts,
+					   struct intel_bts_cpu *c)
+{
+	if (c->stop & INTEL_BTS_STOP_PMI)
+		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_PMI);
 }
 
 /*
- * Stream mode, BTS stopped on this CPU (frozen or disarmed): drain what
- * the interrupt has not, and unmask the LVT entry in case the interrupt
- * came meanwhile (claimed then, but left to this drain).
+ * How long a disarm waits for the BTS interrupt of records already in
+ * the buffer, in microseconds: with IRQs off an NMI is taken at once, so
+ * only an interrupt that was lost (which no crossing outside perf's
+ * handler can be) is waited for this long.
  */
-static notrace void intel_bts_cpu_drain_stopped(const struct intel_bts *bts,
-						struct intel_bts_cpu *c)
-{
-	intel_bts_cpu_drain(bts, c);
-	c->pmi_grace = true;
-	bts->hw->pmi_unmask();
-}
+#define INTEL_BTS_PMI_WAIT_US	1000
 
 /**
  * intel_bts_cpu_disarm - stop BTS on one CPU and give perf its fields back
  * @bts:	the source
  * @c:		this CPU's state
  *
- * IRQs off, on the CPU. Clears all five bits this file owns, hands the
- * records not streamed yet to the stream (stream mode), then writes
- * perf's four DS BTS fields back exactly as they were at arm time.
+ * IRQs off, on the CPU. Stops BTS; in stream mode lets the interrupt of
+ * a buffer past the threshold come and drain it (a drain here would
+ * leave it to arrive with nobody to claim it), then hands the rest over.
+ * Clears all five bits this file owns and writes perf's four DS BTS
+ * fields back exactly as they were at arm time.
  */
 static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 				 struct intel_bts_cpu *c)
 {
 	struct debug_store *ds = c->ds;
+	unsigned int i;
 
 	if (!c->armed)
 		return;
+	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_DISARM);
+	for (i = 0; c->stream && intel_bts_cpu_at_threshold(c) &&
+	     i < INTEL_BTS_PMI_WAIT_US; i++)
+		bts->hw->pmi_settle();
 	/*
 	 * Not armed first: a capture NMI from here on finds nothing to
-	 * freeze or thaw. Cleared first, an NMI between the write and this
-	 * store would freeze and thaw, and its thaw turn BTS on again with
-	 * the DS area about to be handed back (or, going offline, gone).
-	 * In stream mode, a BTS interrupt that comes now is claimed by
-	 * pmi_grace and left to the drain below.
+	 * freeze or thaw, and perf's PMI handler nothing to drain.
 	 */
-	if (c->stream)
-		c->pmi_grace = true;
-	barrier();
 	WRITE_ONCE(c->armed, false);
 	barrier();
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
-	c->frozen = false;
 	if (c->stream)
-		intel_bts_cpu_drain_stopped(bts, c);
+		intel_bts_cpu_drain(bts, c);
+	c->stop &= INTEL_BTS_STOP_DEAD;
 	c->stream = false;
 	ds->bts_buffer_base = c->perf.base;
 	ds->bts_index = c->perf.index;
@@ -668,36 +740,39 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 }
 
 /*
- * Freeze: one RMW clearing TR|BTS. No fence: BTS stores are coherent with
- * the CPU's own loads (bts.c). Nothing if the CPU is not armed. Freeze
- * and thaw never interrupt each other on a CPU: the core's per-CPU
- * freeze depth lets only the outermost freeze and the last thaw reach
- * them (an NMI in between only moves the depth).
+ * Freeze: stop BTS, keeping the buffer. Thaw: start it again unless
+ * another reason holds it. Nothing if the CPU is not armed. The core's
+ * per-CPU freeze depth lets only the outermost freeze and the last thaw
+ * reach them (an NMI in between only moves the depth, or freezes the
+ * source itself when it lands inside the outer freeze). Neither drains:
+ * the BTS interrupt does, in perf's PMI handler.
  */
 static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
 					 struct intel_bts_cpu *c)
 {
-	if (!c->armed || c->frozen)
-		return;
-	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_RUN, 0);
-	c->frozen = true;
+	if (READ_ONCE(c->armed))
+		intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_FREEZE);
 }
 
-/*
- * Thaw: set TR|BTS again (the OFF bits were left as armed). In stream
- * mode, first drain a buffer that reached the threshold while frozen:
- * its interrupt was claimed but left to the thaw.
- */
 static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
 				       struct intel_bts_cpu *c)
 {
-	if (!c->armed || !c->frozen)
-		return;
-	if (c->stream && READ_ONCE(c->ds->bts_index) >=
-	    READ_ONCE(c->ds->bts_interrupt_threshold))
-		intel_bts_cpu_drain_stopped(bts, c);
-	c->frozen = false;
-	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
+	if (c->stop & INTEL_BTS_STOP_FREEZE)
+		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_FREEZE);
+}
+
+/*
+ * The machine is going down (kexec, reboot, crash): clear all five bits
+ * on this CPU, whatever its state, and keep them clear: no later thaw,
+ * end of a BTS interrupt or arming sets them again. The records stay
+ * where they are; perf's DS fields are not given back.
+ */
+static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
+						struct intel_bts_cpu *c)
+{
+	c->stop |= INTEL_BTS_STOP_DEAD;
+	barrier();
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
 }
 
 /**
@@ -718,7 +793,9 @@ static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
  * In stream mode the buffer does not wrap: the records below the index
  * are the newest, and above it, up to where the last drain ended, lie the
  * ones just before them (already streamed, not yet overwritten). The
- * window is partial until the first drain.
+ * window is partial until the first drain. A BTS interrupt that drains
+ * while this copies (a freeze with IRQs off does not block NMIs) moves
+ * only the index: the records stay as they are until the thaw.
  *
  * No locks, no allocation: NMI and oops safe.
  *
@@ -744,8 +821,8 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
 	if (c->stream) {
 		/* [pos, size) then [0, pos): the previous round's tail */
-		size = max(pos, c->prev_end);
-		wrapped = c->drained;
+		size = max(pos, READ_ONCE(c->prev_end));
+		wrapped = READ_ONCE(c->drained);
 	} else {
 		if (pos == c->nr)
 			pos = 0;
@@ -763,6 +840,7 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	first = min(n, size - start);
 	memcpy(out, &c->recs[start], first * sizeof(*out));
 	memcpy(out + first, c->recs, (n - first) * sizeof(*out));
+	intel_bts_clear_user(c, out, n);
 	*window = wrapped ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
 	return n;
 }
@@ -913,8 +991,8 @@ static unsigned int intel_bts_capacity(void)
  *
  * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
  * -EOPNOTSUPP when user branches are to be left out but the CPU has no
- * DS-CPL (CPL-qualified BTS), or stream mode is asked for without its
- * NMI handler.
+ * DS-CPL (CPL-qualified BTS), or stream mode is asked for where perf's
+ * PMI handler does not call this source's hooks.
  */
 static int intel_bts_arm(unsigned int arm_flags)
 {
@@ -929,8 +1007,8 @@ static int intel_bts_arm(unsigned int arm_flags)
 	if (why)
 		goto out;
 	ret = -EOPNOTSUPP;
-	if ((arm_flags & BTS_ARM_STREAM) && !intel_bts_nmi_registered) {
-		pr_info("stream mode needs the NMI handler, which failed to register\n");
+	if ((arm_flags & BTS_ARM_STREAM) && !intel_bts.hw->pmi_hooked()) {
+		pr_info("stream mode needs the Intel PMU driver's PMI handler (perfmon v2)\n");
 		goto out;
 	}
 	if (!(arm_flags & BTS_ARM_USER) &&
@@ -946,9 +1024,12 @@ static int intel_bts_arm(unsigned int arm_flags)
 		goto out;
 	}
 	intel_bts.arm_flags = arm_flags;
+	if (arm_flags & BTS_ARM_STREAM)
+		static_branch_enable(&intel_bts_trace_pmi_key);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/intel/bts_trace:online",
 				intel_bts_cpu_online, intel_bts_cpu_offline);
 	if (ret < 0) {
+		static_branch_disable(&intel_bts_trace_pmi_key);
 		intel_bts_release(&intel_bts);
 		goto out;
 	}
@@ -959,13 +1040,18 @@ out:
 	return ret;
 }
 
-/* Disarm every online CPU (the offline callback), then release perf's. */
+/*
+ * Disarm every online CPU (the offline callback), take the PMI hooks out
+ * (a hook still running elsewhere finds its CPU disarmed), then release
+ * perf's.
+ */
 static void intel_bts_disarm(void)
 {
 	mutex_lock(&intel_bts_mutex);
 	if (intel_bts_hp_state) {
 		cpuhp_remove_state(intel_bts_hp_state);
 		intel_bts_hp_state = 0;
+		static_branch_disable(&intel_bts_trace_pmi_key);
 		intel_bts_release(&intel_bts);
 	}
 	mutex_unlock(&intel_bts_mutex);
@@ -989,14 +1075,10 @@ static notrace void intel_bts_thaw_this_cpu(void)
 	intel_bts_cpu_thaw(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
-/*
- * The machine is going down: clear all five bits here, whatever this
- * CPU's state says (see bts_crash_stop_this_cpu()). The records stay
- * where they are; perf's DS fields are not given back.
- */
+/* The machine is going down: see intel_bts_cpu_stop_for_good(). */
 static notrace void intel_bts_stop_this_cpu(void)
 {
-	intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK, 0);
+	intel_bts_cpu_stop_for_good(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
 static notrace unsigned int intel_bts_read_this_cpu(struct bts_record *buf,
@@ -1030,40 +1112,34 @@ static void intel_bts_resume(void *data)
 {
 	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
 
-	if (c->armed && !c->frozen)
+	if (c->armed && !c->stop)
 		intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK,
 					  c->ctl);
 }
 
 /*
- * The BTS interrupt of stream mode. Registered first among the local NMI
- * handlers, so that the buffer is drained (and the index below the
- * threshold) before perf's PMI handler runs: that one unmasks the LVT
- * entry on entry, and would otherwise let the CPU raise the interrupt
- * again, and also claims an NMI when the index is at the threshold. Every
- * local NMI passes here: one per-CPU load while nothing streams.
+ * The hooks perf's PMI handler calls (perf_event.h), while a stream-mode
+ * arming has the key on: every NMI of every CPU passes here then.
  */
-static notrace int intel_bts_nmi(unsigned int cmd, struct pt_regs *regs)
-{
-	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
+DEFINE_STATIC_KEY_FALSE(intel_bts_trace_pmi_key);
 
-	if (!c->stream && !c->pmi_grace)
-		return NMI_DONE;
-	return intel_bts_cpu_pmi(&intel_bts, c) ? NMI_HANDLED : NMI_DONE;
+/**
+ * __intel_bts_trace_pmi_enter - see intel_bts_cpu_pmi_enter()
+ *
+ * Return: the events handled, for intel_pmu_handle_irq()'s count.
+ */
+notrace int __intel_bts_trace_pmi_enter(void)
+{
+	return intel_bts_cpu_pmi_enter(&intel_bts,
+				       this_cpu_ptr(&intel_bts_cpus));
 }
 
-/*
- * Registered at device initcall time without NMI_FLAG_FIRST, so after
- * perf's and the backtrace handler (early initcalls): BTS starts again
- * once the other handlers are done. Claims nothing.
+/**
+ * __intel_bts_trace_pmi_exit - see intel_bts_cpu_pmi_exit()
  */
-static notrace int intel_bts_nmi_end(unsigned int cmd, struct pt_regs *regs)
+notrace void __intel_bts_trace_pmi_exit(void)
 {
-	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
-
-	if (c->pmi_restart)
-		intel_bts_cpu_pmi_restart(&intel_bts, c);
-	return NMI_DONE;
+	intel_bts_cpu_pmi_exit(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
 static void intel_bts_stop_ipi(void *info)
@@ -1076,12 +1152,12 @@ static void intel_bts_stop_ipi(void *info)
  * firmware) owns the memory the buffers and the DS area are in. kexec
  * does not reset the CPU that jumps into the new kernel, nor the others
  * before they are parked; the crash path has bts_crash_stop_this_cpu().
- * Process context, the other CPUs still online.
+ * Process context, the other CPUs still online (and able to arm: the
+ * stop is for good, armed or not).
  */
 static void intel_bts_shutdown(void *data)
 {
-	if (READ_ONCE(intel_bts_hp_state))
-		on_each_cpu(intel_bts_stop_ipi, NULL, 1);
+	on_each_cpu(intel_bts_stop_ipi, NULL, 1);
 }
 
 static const struct syscore_ops intel_bts_syscore_ops = {
@@ -1115,18 +1191,6 @@ static int __init intel_bts_init(void)
 		pr_info("%s\n", why);
 	} else {
 		register_syscore(&intel_bts_syscore);
-		ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi_end, 0,
-					   "bts_trace_end");
-		if (!ret) {
-			ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi,
-						   NMI_FLAG_FIRST, "bts_trace");
-			if (ret)
-				unregister_nmi_handler(NMI_LOCAL,
-						       "bts_trace_end");
-		}
-		intel_bts_nmi_registered = !ret;
-		if (ret)
-			pr_warn("no NMI handler (%d): no stream mode\n", ret);
 		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
 	}
 	/* Registered either way, so that users see it and why it is off. */

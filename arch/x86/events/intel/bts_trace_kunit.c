@@ -70,6 +70,7 @@
  * @pmi_pending: a raised interrupt not delivered yet (an NMI latched
  *		while another runs); model_nmi() delivers it
  * @unmasks:	writes that unmask it
+ * @settles:	microseconds the source waited for an interrupt
  * @dropped:	records a full buffer dropped (BTINT set, index at the
  *		absolute maximum)
  * @emitted:	records handed to the stream, in order (room for
@@ -99,7 +100,7 @@ struct intel_bts_model {
 	u64 debugctl;
 	unsigned int ctl_writes, pmis, perf_claims, faults;
 	bool lvtpc_masked, pmi_pending;
-	unsigned int unmasks, dropped;
+	unsigned int unmasks, dropped, settles;
 	struct bts_record *emitted;
 	unsigned int nemitted, emit_calls;
 	unsigned long emit_lost;
@@ -218,9 +219,19 @@ static bool model_debugctl_bts_works(void)
 	return model->ctl_works;
 }
 
-static bool model_pmi_masked(void)
+static bool model_pmi_hooked(void)
 {
-	return model->lvtpc_masked;
+	return true;
+}
+
+static void model_deliver_pending(void);
+
+/* A microsecond passes: an interrupt on its way is taken meanwhile. */
+static void model_pmi_settle(void)
+{
+	model->settles++;
+	if (model->pmi_pending)
+		model_deliver_pending();
 }
 
 static void model_pmi_unmask(void)
@@ -261,8 +272,9 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 	.debugctl_read	= model_debugctl_read,
 	.debugctl_write	= model_debugctl_write,
 	.debugctl_bts_works = model_debugctl_bts_works,
-	.pmi_masked	= model_pmi_masked,
+	.pmi_hooked	= model_pmi_hooked,
 	.pmi_unmask	= model_pmi_unmask,
+	.pmi_settle	= model_pmi_settle,
 };
 
 /* The addresses of branch number @i. */
@@ -373,6 +385,9 @@ struct intel_bts_test {
 	struct intel_bts_cpu c;
 };
 
+/* The model's CPU: the test state model_armed() made last. */
+static struct intel_bts_test *model_cpu;
+
 /* A model CPU (nr records) with the source reserved and armed. */
 static struct intel_bts_test *model_armed(struct kunit *test,
 					  unsigned int nr,
@@ -389,6 +404,7 @@ static struct intel_bts_test *model_armed(struct kunit *test,
 	t->bts.arm_flags = arm_flags;
 	KUNIT_ASSERT_EQ(test, intel_bts_reserve(&t->bts), 0);
 	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	model_cpu = t;
 	return t;
 }
 
@@ -424,19 +440,19 @@ static void expect_branches(struct kunit *test, const struct bts_record *out,
 /* The source's hooks in perf's PMI handler, on entry and on exit. */
 static int model_pmi_enter(struct intel_bts_test *t)
 {
-	return intel_bts_cpu_pmi(&t->bts, &t->c);
+	return intel_bts_cpu_pmi_enter(&t->bts, &t->c);
 }
 
 static void model_pmi_exit(struct intel_bts_test *t)
 {
-	intel_bts_cpu_pmi_restart(&t->bts, &t->c);
+	intel_bts_cpu_pmi_exit(&t->bts, &t->c);
 }
 
 /*
  * An NMI on this CPU. It delivers a pending BTS interrupt, and perf's PMI
  * handler runs (on every NMI while the source holds its exclusivity
  * slot): the source's hook on entry, perf's own work, perf's
- * acknowledgement (the LVT entry unmasked: the late ack of Haswell and
+ * acknowledgment (the LVT entry unmasked: the late ack of Haswell and
  * later, not counted in @unmasks), then the source's hook on exit.
  */
 static int model_nmi(struct intel_bts_test *t)
@@ -448,6 +464,12 @@ static int model_nmi(struct intel_bts_test *t)
 	model->lvtpc_masked = false;
 	model_pmi_exit(t);
 	return ours;
+}
+
+/* The CPU the model's pending interrupt goes to: the last one armed. */
+static void model_deliver_pending(void)
+{
+	model_nmi(model_cpu);
 }
 
 /* One branch, then the interrupt if the model raised one. */
@@ -777,13 +799,19 @@ static void intel_bts_freeze_nests_and_unarmed_is_noop(struct kunit *test)
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
 	struct intel_bts_cpu idle = {};
 
+	/*
+	 * A second freeze writes again: it may be an NMI that landed between
+	 * the first one's stop bit and its write, and must find BTS off.
+	 */
 	intel_bts_cpu_freeze(&t->bts, &t->c);
 	intel_bts_cpu_freeze(&t->bts, &t->c);
-	KUNIT_EXPECT_EQ(test, model->ctl_writes, 2);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 3);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | DEBUGCTLMSR_BTS_OFF_USR);
 	model->debugctl |= DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS;	/* say perf's */
 	intel_bts_cpu_freeze(&t->bts, &idle);
 	intel_bts_cpu_thaw(&t->bts, &idle);
-	KUNIT_EXPECT_EQ(test, model->ctl_writes, 2);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 3);
 	KUNIT_EXPECT_TRUE(test, model->debugctl & DEBUGCTLMSR_BTS);
 }
 
@@ -828,6 +856,7 @@ static void intel_bts_user_option_records_user_branches(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 2);
 	KUNIT_EXPECT_EQ(test, out[1].from, USER_FROM(1));
 	KUNIT_EXPECT_EQ(test, out[1].to, USER_FROM(2));
+	KUNIT_EXPECT_FALSE(test, out[1].flags & BTS_FLAG_USER_CLEARED);
 }
 
 static void intel_bts_disarm_clears_all_five_bits(struct kunit *test)
@@ -875,7 +904,7 @@ static void intel_bts_nmi_during_disarm_leaves_bts_off(struct kunit *test)
 /* The machine goes down (kexec, reboot, crash): bts_crash_stop_this_cpu(). */
 static void model_stop_for_good(struct intel_bts_test *t)
 {
-	intel_bts_debugctl_update(t->bts.hw, INTEL_BTS_CTL_MASK, 0);
+	intel_bts_cpu_stop_for_good(&t->bts, &t->c);
 }
 
 /*
@@ -922,9 +951,12 @@ static void intel_bts_kernel_only_clears_user_halves(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 3);
 	KUNIT_EXPECT_EQ(test, out[0].from, FROM(0));
 	KUNIT_EXPECT_EQ(test, out[0].to, 0);
+	KUNIT_EXPECT_TRUE(test, out[0].flags & BTS_FLAG_USER_CLEARED);
 	KUNIT_EXPECT_EQ(test, out[1].from, 0);
 	KUNIT_EXPECT_EQ(test, out[1].to, TO(2));
+	KUNIT_EXPECT_TRUE(test, out[1].flags & BTS_FLAG_USER_CLEARED);
 	expect_branches(test, &out[2], 1, 3);
+	KUNIT_EXPECT_FALSE(test, out[2].flags & BTS_FLAG_USER_CLEARED);
 	/* the hardware buffer keeps what the CPU wrote */
 	KUNIT_EXPECT_EQ(test, model->buf[0].to, USER_FROM(1));
 }
@@ -1397,21 +1429,32 @@ static void intel_bts_stream_read_spans_the_last_drain(struct kunit *test)
 	expect_branches(test, out, 5, 8);
 }
 
-static void intel_bts_stream_disarm_claims_a_late_pmi_once(struct kunit *test)
+/*
+ * A disarm that finds the buffer past the threshold lets the interrupt on
+ * its way come and drain it, while the CPU is still armed: drained by the
+ * disarm instead, the interrupt would come with nobody to claim it.
+ */
+static void intel_bts_stream_disarm_takes_the_pmi_on_its_way(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
 	model_run(0, 7);
+	KUNIT_EXPECT_TRUE(test, model->pmi_pending);
 	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_FALSE(test, model->pmi_pending);
+	KUNIT_EXPECT_EQ(test, model->settles, 1);
+	KUNIT_EXPECT_EQ(test, model->emit_calls, 1);
 	expect_emitted(test, 7, 0);
-	/* the interrupt raised at 4 arrives only now, masking the entry */
-	model->lvtpc_masked = true;
-	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
-	KUNIT_EXPECT_FALSE(test, model->lvtpc_masked);
-	model->lvtpc_masked = true;
-	KUNIT_EXPECT_FALSE(test, model_pmi_enter(t));
-	KUNIT_EXPECT_EQ(test, model->nemitted, 7);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	/* any NMI from now on is not this source's */
+	KUNIT_EXPECT_EQ(test, model_nmi(t), 0);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 7);
+	/* below the threshold nothing is waited for */
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	model_run(0, MODEL_THR - 1);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->settles, 0);
+	expect_emitted(test, MODEL_THR - 1, 0);
 }
 
 /* The same in the stream: cleared in the buffer before it is handed over. */
@@ -1428,6 +1471,7 @@ static void intel_bts_stream_kernel_only_clears_user_halves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->emitted[0].to, 0);
 	KUNIT_EXPECT_EQ(test, model->emitted[1].from, 0);
 	KUNIT_EXPECT_EQ(test, model->emitted[1].to, TO(2));
+	KUNIT_EXPECT_TRUE(test, model->emitted[1].flags & BTS_FLAG_USER_CLEARED);
 	expect_branches(test, &model->emitted[2], MODEL_THR - 2, 3);
 }
 
@@ -1442,7 +1486,7 @@ static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_nested_freeze_in_emit_keeps_bts_off),
 	KUNIT_CASE(intel_bts_stream_kernel_only_clears_user_halves),
 	KUNIT_CASE(intel_bts_stream_read_spans_the_last_drain),
-	KUNIT_CASE(intel_bts_stream_disarm_claims_a_late_pmi_once),
+	KUNIT_CASE(intel_bts_stream_disarm_takes_the_pmi_on_its_way),
 	{}
 };
 
