@@ -836,18 +836,24 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	/* Not pending any more: it came after the wait; claim it only. */
 	if (!cpumask_test_cpu(cpu, &bts_nmi_pending))
 		return NMI_HANDLED;
+	/*
+	 * Frozen until the history is written into this CPU's own ring
+	 * buffer too: no NMI of bts writes the ring buffer with the source
+	 * recording (in stream mode, thousands of entries recorded in NMI
+	 * could reach the next BTS interrupt's threshold).
+	 */
 	src = READ_ONCE(bts_armed);
 	if (src) {
 		bts_freeze_this_cpu(src);
 		bts_capture_this_cpu(src, READ_ONCE(bts_capture_reason),
 				     bts_capture_capacity);
-		bts_thaw_this_cpu(src);
 	}
 	cpumask_set_cpu(cpu, &bts_nmi_emitting);
 	cpumask_clear_cpu(cpu, &bts_nmi_pending);
-	/* Into this CPU's own ring buffer. */
 	bts_capture_emit_cpu(cpu);
 	cpumask_clear_cpu(cpu, &bts_nmi_emitting);
+	if (src)
+		bts_thaw_this_cpu(src);
 	return NMI_HANDLED;
 }
 

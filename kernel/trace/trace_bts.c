@@ -1242,10 +1242,18 @@ out:
  * context (IRQs off, a runqueue lock held, NMI): no locks, no
  * allocation, no IPI. Writes nothing while no source is armed, or when
  * it interrupts another trigger's dump on this CPU.
+ *
+ * The CPU stays frozen while the entries are written: the dump's own
+ * ring-buffer writes (thousands of branches) are not recorded. So a
+ * trigger adds to the history only the branches from its entry here to
+ * the freeze and from the thaw back (a few dozen), and in NMI context it
+ * cannot fill the stream's buffer past the threshold and raise the next
+ * BTS interrupt, whose NMI would fire the trigger again.
  */
 void notrace bts_trigger_dump(struct trace_array *tr)
 {
 	struct bts_snapshot snap;
+	struct bts_source *src;
 	struct bts_record *room;
 	unsigned long flags;
 
@@ -1253,9 +1261,14 @@ void notrace bts_trigger_dump(struct trace_array *tr)
 	if (this_cpu_inc_return(bts_trigger_busy) != 1)
 		goto out;
 	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
-	if (room && bts_snapshot_this_cpu(room, READ_ONCE(bts_nr_records),
-					  &snap))
+	src = bts_armed_source();
+	if (!room || !src)
+		goto out;
+	bts_freeze_this_cpu(src);
+	if (bts_read_frozen_this_cpu(src, room, READ_ONCE(bts_nr_records),
+				     &snap))
 		bts_emit(tr, room, &snap);
+	bts_thaw_this_cpu(src);
 out:
 	this_cpu_dec(bts_trigger_busy);
 	local_irq_restore(flags);
