@@ -40,6 +40,15 @@ taskset 2 sh -c '/tests/bin/branchy 200; echo 1 > /sys/kernel/tracing/bts/dump'
 bts_entries $T/trace | grep ' cpu=1 ' > /tmp/kernel-only.txt
 [ -s /tmp/kernel-only.txt ] && is "with bts_user 0 no record starts in user mode" \
 	"$(user_records /tmp/kernel-only.txt)" 0 || not_ok "the workload's CPU dumped records"
+# Nor ends there: the return to user mode (sysret, iret) is a kernel
+# branch the CPU records with its user-space target; bts clears that half
+# (0x0 in the text, flag bit 61 in the record).
+n=$(grep -cE ' -> 0x[0-9a-f]*[1-9a-f][0-9a-f]*( |$)' /tmp/kernel-only.txt)
+is "with bts_user 0 no record ends in user mode" "$n" 0
+c=$(grep -cE ' -> 0x0( |$)' /tmp/kernel-only.txt)
+diag "returns to user mode with the user half cleared: $c"
+[ "$c" -gt 0 ] && ok "the returns to user mode are kept, their user half cleared ($c)" ||
+	not_ok "the returns to user mode are kept, their user half cleared"
 is "no PMI (no NMI at all) in circular mode" "$(nmis)" "$nmi0"
 
 echo 1 > $T/options/bts_user
