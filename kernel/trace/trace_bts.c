@@ -1043,7 +1043,8 @@ static const struct file_operations bts_percpu_fops = {
  * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
  * "call N" (N up to 1000) enters bts_test_target() N times;
  * "persist-corrupt" damages what the next panic keeps for the next boot,
- * after its checksum (that boot must reject it).
+ * after its checksum (that boot must reject it); "panic-timekeeping"
+ * panics from inside the next timekeeping update's write section.
  */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
@@ -1066,6 +1067,10 @@ static ssize_t bts_test_fault_write(struct file *file,
 	if (!strcmp(strim(buf), "persist-corrupt")) {
 		bts_persist_test_corrupt();
 		return cnt;
+	}
+	if (!strcmp(strim(buf), "panic-timekeeping")) {
+		pr_info("test_fault: panicking at the next timekeeping update\n");
+		return bts_test_panic_in_timekeeping() ?: cnt;
 	}
 	if (strcmp(strim(buf), "gpf"))
 		return -EINVAL;

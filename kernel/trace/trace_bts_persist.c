@@ -113,7 +113,7 @@ static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
  * @fault_cpu:	the CPU the capture was taken for
  * @crc:	crc32_le(~0) of the head after @magic, with @crc 0, and the
  *		written slots
- * @time_ns:	ktime_get_real_ns() when it was written
+ * @time_ns:	ktime_get_real_fast_ns() when it was written
  * @kaslr_offset: the writing kernel's
  * @release:	the writing kernel's utsname release
  * @build_id:	the writing kernel's GNU build ID
@@ -221,7 +221,13 @@ static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 	h->nr_written = n;
 	h->reason = reason;
 	h->fault_cpu = fault_cpu;
-	h->time_ns = ktime_get_real_ns();
+	/*
+	 * Not ktime_get_real_ns(): its seqcount read spins forever when the
+	 * panic came from inside a timekeeping update on this CPU (the
+	 * other CPUs are stopped: no writer will finish). The fast clock
+	 * reads a latched copy, without waiting.
+	 */
+	h->time_ns = ktime_get_real_fast_ns();
 	h->kaslr_offset = kaslr_offset();
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
 	h->build_id_size = bts_kernel_build_id(h->build_id,
