@@ -50,6 +50,7 @@
 #include <linux/vmalloc.h>
 #include <linux/vmcore_info.h>
 #include <uapi/linux/bts.h>
+#include <asm/e820/api.h>
 #include <asm/setup.h>
 
 #include "bts_core.h"
@@ -68,7 +69,88 @@ static char bts_persist_label[40];
 module_param_string(persist, bts_persist_label, sizeof(bts_persist_label),
 		    0444);
 
-/* The region bts.persist= names: false (and why, logged) if none. */
+/* A START:SIZE region's claim in /proc/iomem; NULL for a label. */
+static struct resource *bts_persist_res;
+
+/*
+ * Whether the firmware's own memory map (e820_table_firmware: before
+ * memmap= changed it) has all of [@start, @end) as usable RAM. Its
+ * entries do not overlap; they need not be sorted.
+ */
+static bool __init bts_persist_fw_ram(u64 start, u64 end)
+{
+	const struct e820_table *t = e820_table_firmware;
+	bool moved = true;
+	u32 i;
+
+	while (start < end && moved) {
+		moved = false;
+		for (i = 0; i < t->nr_entries; i++) {
+			const struct e820_entry *e = &t->entries[i];
+
+			if (e->type == E820_TYPE_RAM && e->addr <= start &&
+			    start < e->addr + e->size) {
+				start = e->addr + e->size;
+				moved = true;
+			}
+		}
+	}
+	return start >= end;
+}
+
+/**
+ * bts_persist_claim - check and claim a START:SIZE region
+ * @start:	its first byte
+ * @size:	its size
+ *
+ * The region must be RAM that the command line reserved (memmap=SIZE$START:
+ * usable RAM in the firmware's map, reserved in the kernel's), so that it
+ * is no firmware, ACPI, persistent memory or device range; and no one may
+ * have claimed any of it (a busy resource in /proc/iomem: ramoops, a
+ * driver). It is then claimed as "bts persist", so that a later claimant
+ * is refused instead of sharing it.
+ *
+ * Return: true when the region is claimed; false (and why, logged) when
+ * it is refused, and nothing was written there.
+ */
+static bool __init bts_persist_claim(phys_addr_t start, phys_addr_t size)
+{
+	const char *p = bts_persist_label;
+
+	if (region_intersects(start, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_warn("persist: refusing '%s': it is in use as RAM: reserve it with memmap=SIZE$START\n",
+			p);
+		return false;
+	}
+	if (!e820__mapped_all(start, start + size, E820_TYPE_RESERVED) ||
+	    !bts_persist_fw_ram(start, start + size)) {
+		pr_warn("persist: refusing '%s': it is not RAM reserved with memmap=SIZE$START (the firmware's map has firmware, ACPI, persistent or device memory there); nothing is written to it\n",
+			p);
+		return false;
+	}
+	bts_persist_res = request_mem_region(start, size, "bts persist");
+	if (!bts_persist_res) {
+		pr_warn("persist: refusing '%s': part of it is claimed by another user (see /proc/iomem); nothing is written to it\n",
+			p);
+		return false;
+	}
+	return true;
+}
+
+/* Give a claimed START:SIZE region back (it is not used after all). */
+static void __init bts_persist_unclaim(void)
+{
+	if (bts_persist_res)
+		release_mem_region(bts_persist_res->start,
+				   resource_size(bts_persist_res));
+	bts_persist_res = NULL;
+}
+
+/*
+ * The region bts.persist= names, claimed when it is START:SIZE: false
+ * (and why, logged) if none.
+ */
 static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
 {
 	char *p = bts_persist_label, *end;
@@ -83,18 +165,12 @@ static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
 		return false;
 	}
 	*size = memparse(end + 1, &end);
-	if (*end || !*size) {
+	if (*end || !*size || *size > PHYS_ADDR_MAX - at) {
 		pr_warn("persist: bad size in '%s'\n", p);
 		return false;
 	}
 	*start = at;
-	if (region_intersects(*start, *size, IORESOURCE_SYSTEM_RAM,
-			      IORES_DESC_NONE) != REGION_DISJOINT) {
-		pr_warn("persist: %s is in use as RAM: reserve it with memmap=SIZE$START\n",
-			p);
-		return false;
-	}
-	return true;
+	return bts_persist_claim(*start, *size);
 }
 
 #define BTS_PERSIST_MAGIC	"BTSPANIC"	/* 8 bytes, no NUL */
@@ -413,11 +489,13 @@ void __init bts_persist_init(struct dentry *bts_dir)
 			bts_persist_label, (u64)size,
 			BTS_PERSIST_SLOTS_AT + BTS_PERSIST_SLOT_SIZE, need,
 			nr_cpu_ids);
+		bts_persist_unclaim();
 		return;
 	}
 	h = memremap(start, size, MEMREMAP_WB);
 	if (!h) {
 		pr_warn("persist: cannot map region '%s'\n", bts_persist_label);
+		bts_persist_unclaim();
 		return;
 	}
 	bts_persist_size = size;

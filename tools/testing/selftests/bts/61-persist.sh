@@ -52,6 +52,9 @@ case $boot in
 	diag "boot 1: arm and $MODE"
 	check "no last boot is shown before any panic" test ! -e $LB
 	check "the boot log names the region" sh -c "dmesg | grep -q \"persist: a panic's capture goes to region '$REGION'\""
+	case $REGION in
+	0x*) check "the region is claimed in /proc/iomem" grep -q '^ *30000000-300fffff : bts persist$' /proc/iomem ;;
+	esac
 	echo bts > $T/current_tracer
 	keep
 	if [ "$MODE" = oops ]; then
