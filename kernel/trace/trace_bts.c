@@ -1247,12 +1247,15 @@ out:
  * context (IRQs off, a runqueue lock held, NMI): no locks, no
  * allocation, no IPI. Writes nothing while no source is armed, or when
  * it interrupts another trigger's dump on this CPU.
+ *
+ * Return: true when it wrote (some of) the history into @tr's buffer.
  */
-void notrace bts_trigger_dump(struct trace_array *tr)
+bool notrace bts_trigger_dump(struct trace_array *tr)
 {
 	struct bts_snapshot snap;
 	struct bts_record *room;
 	unsigned long flags;
+	bool wrote = false;
 
 	local_irq_save(flags);
 	if (this_cpu_inc_return(bts_trigger_busy) != 1)
@@ -1260,10 +1263,43 @@ void notrace bts_trigger_dump(struct trace_array *tr)
 	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
 	if (room && bts_snapshot_this_cpu(room, READ_ONCE(bts_nr_records),
 					  &snap))
-		bts_emit(tr, room, &snap);
+		wrote = bts_emit(tr, room, &snap) > 0;
 out:
 	this_cpu_dec(bts_trigger_busy);
 	local_irq_restore(flags);
+	return wrote;
+}
+
+/**
+ * bts_trigger_dump_count - bts_trigger_dump() for a trigger with a count
+ * @tr:		as for bts_trigger_dump()
+ * @count:	the dumps the trigger has left; ULONG_MAX (-1) is no limit
+ *
+ * A count is used up only by a dump that wrote. It is taken before the
+ * dump, so that triggers running at once on several CPUs never write
+ * more dumps than it held, and given back when nothing was written (no
+ * source armed, another dump on this CPU, tracing off). Any context.
+ *
+ * Return: true when it wrote.
+ */
+bool notrace bts_trigger_dump_count(struct trace_array *tr,
+				    unsigned long *count)
+{
+	unsigned long old;
+
+	do {
+		old = READ_ONCE(*count);
+		if (!old)
+			return false;
+		if (old == ULONG_MAX)
+			return bts_trigger_dump(tr);
+	} while (cmpxchg(count, old, old - 1) != old);
+	if (bts_trigger_dump(tr))
+		return true;
+	do {
+		old = READ_ONCE(*count);
+	} while (cmpxchg(count, old, old + 1) != old);
+	return false;
 }
 
 #ifdef CONFIG_DYNAMIC_FTRACE
@@ -1277,20 +1313,15 @@ static void notrace bts_dump_probe(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_probe_ops *ops, void *data)
 {
 	struct ftrace_func_mapper *mapper = data;
-	long *count = NULL, old;
+	unsigned long *count = NULL;
 
+	/* The count is a long, -1 for none: the same bits as ULONG_MAX. */
 	if (mapper)
-		count = (long *)ftrace_func_mapper_find_ip(mapper, ip);
-	if (count) {
-		do {
-			old = READ_ONCE(*count);
-			if (!old)
-				return;
-			if (old < 0)
-				break;
-		} while (cmpxchg(count, old, old - 1) != old);
-	}
-	bts_trigger_dump(tr);
+		count = (unsigned long *)ftrace_func_mapper_find_ip(mapper, ip);
+	if (count)
+		bts_trigger_dump_count(tr, count);
+	else
+		bts_trigger_dump(tr);
 }
 
 static int bts_dump_probe_print(struct seq_file *m, unsigned long ip,

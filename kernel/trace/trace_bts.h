@@ -18,7 +18,8 @@ struct trace_array;
 
 int bts_trigger_get(void);
 void bts_trigger_put(void);
-void bts_trigger_dump(struct trace_array *tr);
+bool bts_trigger_dump(struct trace_array *tr);
+bool bts_trigger_dump_count(struct trace_array *tr, unsigned long *count);
 
 /*
  * Between the tracer and trace_bts_persist.c, which keeps a panic's
