@@ -1043,8 +1043,10 @@ static const struct file_operations bts_percpu_fops = {
  * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
  * "call N" (N up to 1000) enters bts_test_target() N times;
  * "persist-corrupt" damages what the next panic keeps for the next boot,
- * after its checksum (that boot must reject it); "panic-timekeeping"
- * panics from inside the next timekeeping update's write section.
+ * after its checksum (that boot must reject it); "persist-cpu N" makes it
+ * keep its second history under CPU number N (that boot must skip it);
+ * "panic-timekeeping" panics from inside the next timekeeping update's
+ * write section.
  */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
@@ -1062,6 +1064,10 @@ static ssize_t bts_test_fault_write(struct file *file,
 		if (n > 1000)
 			return -EINVAL;
 		bts_test_call(n);
+		return cnt;
+	}
+	if (sscanf(strim(buf), "persist-cpu %u", &n) == 1) {
+		bts_persist_test_cpu(n);
 		return cnt;
 	}
 	if (!strcmp(strim(buf), "persist-corrupt")) {

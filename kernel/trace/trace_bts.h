@@ -35,5 +35,7 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
 void bts_persist_init(struct dentry *bts_dir);
 /* Test kernels: the next panic's write is damaged after its checksum. */
 void bts_persist_test_corrupt(void);
+/* Test kernels: the next panic keeps its second history as CPU @cpu. */
+void bts_persist_test_cpu(u32 cpu);
 
 #endif /* _KERNEL_TRACE_TRACE_BTS_H */

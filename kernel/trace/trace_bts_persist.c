@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) "bts: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/bts.h>
 #include <linux/crash_reserve.h>
 #include <linux/crc32.h>
@@ -233,6 +234,14 @@ void bts_persist_test_corrupt(void)
 	WRITE_ONCE(bts_persist_corrupt, true);
 }
 
+/* Test kernels (bts/test_fault "persist-cpu N"): the second slot's cpu. */
+static long long bts_persist_cpu_override = -1;
+
+void bts_persist_test_cpu(u32 cpu)
+{
+	WRITE_ONCE(bts_persist_cpu_override, cpu);
+}
+
 static struct bts_dump_header *bts_persist_slot(void *region, u32 i)
 {
 	return region + BTS_PERSIST_SLOTS_AT + (size_t)i * BTS_PERSIST_SLOT_SIZE;
@@ -297,6 +306,10 @@ static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 	h->nr_written = n;
 	h->reason = reason;
 	h->fault_cpu = fault_cpu;
+	/* A test of the next boot's check: a wrong cpu, checksummed. */
+	if (IS_ENABLED(CONFIG_BTS_TRACER_TESTING) &&
+	    READ_ONCE(bts_persist_cpu_override) >= 0 && n > 1)
+		bts_persist_slot(h, 1)->cpu = READ_ONCE(bts_persist_cpu_override);
 	/*
 	 * Not ktime_get_real_ns(): its seqcount read spins forever when the
 	 * panic came from inside a timekeeping update on this CPU (the
@@ -351,6 +364,45 @@ static const char *bts_persist_invalid(struct bts_persist_head *h)
 			return "a CPU's history is malformed";
 	}
 	return NULL;
+}
+
+/**
+ * bts_persist_check_cpus - keep the histories that name a CPU once
+ * @h:	the last boot's data, checked by bts_persist_invalid()
+ *
+ * Each history's cpu names its bts/last_boot/per_cpu/cpuN directory:
+ * one beyond nr_cpu_ids, or one that an earlier history already has, is
+ * skipped with a warning, and the histories that follow move down.
+ *
+ * Return: how many histories are kept.
+ */
+static u32 __init bts_persist_check_cpus(struct bts_persist_head *h)
+{
+	unsigned long *seen = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+	u32 i, kept = 0;
+
+	if (!seen)
+		return 0;
+	for (i = 0; i < h->nr_written; i++) {
+		struct bts_dump_header *d = bts_persist_slot(h, i);
+
+		if (d->cpu >= nr_cpu_ids) {
+			pr_warn("persist: skipping a kept history: its cpu %u is out of range (%u CPUs)\n",
+				d->cpu, nr_cpu_ids);
+			continue;
+		}
+		if (test_and_set_bit(d->cpu, seen)) {
+			pr_warn("persist: skipping a kept history: its cpu %u is a duplicate\n",
+				d->cpu);
+			continue;
+		}
+		if (kept != i)
+			memcpy(bts_persist_slot(h, kept), d,
+			       BTS_PERSIST_SLOT_SIZE);
+		kept++;
+	}
+	bitmap_free(seen);
+	return kept;
 }
 
 /* ------------------------------------------------------------------ */
@@ -517,6 +569,8 @@ void __init bts_persist_init(struct dentry *bts_dir)
 			bts_last_boot = kvmalloc(used, GFP_KERNEL);
 			if (bts_last_boot) {
 				memcpy(bts_last_boot, h, used);
+				bts_last_boot->nr_written =
+					bts_persist_check_cpus(bts_last_boot);
 				pr_info("persist: the last boot's %s capture (%u CPUs) is in bts/last_boot\n",
 					h->reason < ARRAY_SIZE(bts_persist_reasons) ?
 					bts_persist_reasons[h->reason] : "unknown",
