@@ -1445,9 +1445,10 @@ static int __init bts_init_tracefs(void)
 	if (ret)
 		return ret;
 	top = tracefs_create_dir("bts", NULL);
-	bts_persist_init(top);
 	if (!top)
 		return -ENOMEM;
+	/* Not before: without bts/ the region is left as it is. */
+	bts_persist_init(top);
 	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,
 			  &bts_source_fops);
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,

@@ -497,17 +497,24 @@ static void __init bts_last_boot_files(struct dentry *bts_dir)
 	char name[16];
 	u32 i;
 
+	/* A NULL parent is the tracefs root: never create files there. */
 	top = tracefs_create_dir("last_boot", bts_dir);
+	if (!top)
+		return;
 	trace_create_file("info", TRACE_MODE_READ, top, NULL,
 			  &bts_last_boot_info_fops);
 	trace_create_file("to_trace", 0200, top, NULL,
 			  &bts_last_boot_to_trace_fops);
 	percpu = tracefs_create_dir("per_cpu", top);
+	if (!percpu)
+		return;
 	for (i = 0; i < bts_last_boot->nr_written; i++) {
 		struct bts_dump_header *d = bts_persist_slot(bts_last_boot, i);
 
 		snprintf(name, sizeof(name), "cpu%u", d->cpu);
 		dir = tracefs_create_dir(name, percpu);
+		if (!dir)
+			continue;
 		trace_create_file("capture", TRACE_MODE_READ, dir, d,
 				  &bts_last_boot_capture_fops);
 	}
