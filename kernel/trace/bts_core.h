@@ -50,6 +50,7 @@ void bts_test_gpf(void);
 void bts_test_target(void);
 void bts_test_outer(void);
 void bts_test_call(unsigned int n);
+int bts_test_panic_in_timekeeping(void);
 
 /* The vmlinux's ELF notes (NOTES in vmlinux.lds.h): its GNU build ID. */
 extern const void __start_notes;

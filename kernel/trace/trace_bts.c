@@ -1043,7 +1043,10 @@ static const struct file_operations bts_percpu_fops = {
  * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
  * "call N" (N up to 1000) enters bts_test_target() N times;
  * "persist-corrupt" damages what the next panic keeps for the next boot,
- * after its checksum (that boot must reject it).
+ * after its checksum (that boot must reject it); "persist-cpu N" makes it
+ * keep its second history under CPU number N (that boot must skip it);
+ * "panic-timekeeping" panics from inside the next timekeeping update's
+ * write section.
  */
 static ssize_t bts_test_fault_write(struct file *file,
 				    const char __user *ubuf, size_t cnt,
@@ -1063,9 +1066,17 @@ static ssize_t bts_test_fault_write(struct file *file,
 		bts_test_call(n);
 		return cnt;
 	}
+	if (sscanf(strim(buf), "persist-cpu %u", &n) == 1) {
+		bts_persist_test_cpu(n);
+		return cnt;
+	}
 	if (!strcmp(strim(buf), "persist-corrupt")) {
 		bts_persist_test_corrupt();
 		return cnt;
+	}
+	if (!strcmp(strim(buf), "panic-timekeeping")) {
+		pr_info("test_fault: panicking at the next timekeeping update\n");
+		return bts_test_panic_in_timekeeping() ?: cnt;
 	}
 	if (strcmp(strim(buf), "gpf"))
 		return -EINVAL;
@@ -1246,16 +1257,19 @@ out:
  * The CPU stays frozen while the entries are written: the dump's own
  * ring-buffer writes (thousands of branches) are not recorded. So a
  * trigger adds to the history only the branches from its entry here to
- * the freeze and from the thaw back (a few dozen), and in NMI context it
- * cannot fill the stream's buffer past the threshold and raise the next
- * BTS interrupt, whose NMI would fire the trigger again.
+ * the freeze and from the thaw back, and in NMI context it cannot fill
+ * the stream's buffer past the threshold and raise the next BTS
+ * interrupt, whose NMI would fire the trigger again.
+ *
+ * Return: true when it wrote (some of) the history into @tr's buffer.
  */
-void notrace bts_trigger_dump(struct trace_array *tr)
+bool notrace bts_trigger_dump(struct trace_array *tr)
 {
 	struct bts_snapshot snap;
 	struct bts_source *src;
 	struct bts_record *room;
 	unsigned long flags;
+	bool wrote = false;
 
 	local_irq_save(flags);
 	if (this_cpu_inc_return(bts_trigger_busy) != 1)
@@ -1267,11 +1281,44 @@ void notrace bts_trigger_dump(struct trace_array *tr)
 	bts_freeze_this_cpu(src);
 	if (bts_read_frozen_this_cpu(src, room, READ_ONCE(bts_nr_records),
 				     &snap))
-		bts_emit(tr, room, &snap);
+		wrote = bts_emit(tr, room, &snap) > 0;
 	bts_thaw_this_cpu(src);
 out:
 	this_cpu_dec(bts_trigger_busy);
 	local_irq_restore(flags);
+	return wrote;
+}
+
+/**
+ * bts_trigger_dump_count - bts_trigger_dump() for a trigger with a count
+ * @tr:		as for bts_trigger_dump()
+ * @count:	the dumps the trigger has left; ULONG_MAX (-1) is no limit
+ *
+ * A count is used up only by a dump that wrote. It is taken before the
+ * dump, so that triggers running at once on several CPUs never write
+ * more dumps than it held, and given back when nothing was written (no
+ * source armed, another dump on this CPU, tracing off). Any context.
+ *
+ * Return: true when it wrote.
+ */
+bool notrace bts_trigger_dump_count(struct trace_array *tr,
+				    unsigned long *count)
+{
+	unsigned long old;
+
+	do {
+		old = READ_ONCE(*count);
+		if (!old)
+			return false;
+		if (old == ULONG_MAX)
+			return bts_trigger_dump(tr);
+	} while (cmpxchg(count, old, old - 1) != old);
+	if (bts_trigger_dump(tr))
+		return true;
+	do {
+		old = READ_ONCE(*count);
+	} while (cmpxchg(count, old, old + 1) != old);
+	return false;
 }
 
 #ifdef CONFIG_DYNAMIC_FTRACE
@@ -1285,20 +1332,15 @@ static void notrace bts_dump_probe(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_probe_ops *ops, void *data)
 {
 	struct ftrace_func_mapper *mapper = data;
-	long *count = NULL, old;
+	unsigned long *count = NULL;
 
+	/* The count is a long, -1 for none: the same bits as ULONG_MAX. */
 	if (mapper)
-		count = (long *)ftrace_func_mapper_find_ip(mapper, ip);
-	if (count) {
-		do {
-			old = READ_ONCE(*count);
-			if (!old)
-				return;
-			if (old < 0)
-				break;
-		} while (cmpxchg(count, old, old - 1) != old);
-	}
-	bts_trigger_dump(tr);
+		count = (unsigned long *)ftrace_func_mapper_find_ip(mapper, ip);
+	if (count)
+		bts_trigger_dump_count(tr, count);
+	else
+		bts_trigger_dump(tr);
 }
 
 static int bts_dump_probe_print(struct seq_file *m, unsigned long ip,
@@ -1416,9 +1458,10 @@ static int __init bts_init_tracefs(void)
 	if (ret)
 		return ret;
 	top = tracefs_create_dir("bts", NULL);
-	bts_persist_init(top);
 	if (!top)
 		return -ENOMEM;
+	/* Not before: without bts/ the region is left as it is. */
+	bts_persist_init(top);
 	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,
 			  &bts_source_fops);
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,

@@ -18,7 +18,8 @@ struct trace_array;
 
 int bts_trigger_get(void);
 void bts_trigger_put(void);
-void bts_trigger_dump(struct trace_array *tr);
+bool bts_trigger_dump(struct trace_array *tr);
+bool bts_trigger_dump_count(struct trace_array *tr, unsigned long *count);
 
 /*
  * Between the tracer and trace_bts_persist.c, which keeps a panic's
@@ -34,5 +35,7 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
 void bts_persist_init(struct dentry *bts_dir);
 /* Test kernels: the next panic's write is damaged after its checksum. */
 void bts_persist_test_corrupt(void);
+/* Test kernels: the next panic keeps its second history as CPU @cpu. */
+void bts_persist_test_cpu(u32 cpu);
 
 #endif /* _KERNEL_TRACE_TRACE_BTS_H */

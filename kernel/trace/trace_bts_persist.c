@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) "bts: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/bts.h>
 #include <linux/crash_reserve.h>
 #include <linux/crc32.h>
@@ -50,6 +51,7 @@
 #include <linux/vmalloc.h>
 #include <linux/vmcore_info.h>
 #include <uapi/linux/bts.h>
+#include <asm/e820/api.h>
 #include <asm/setup.h>
 
 #include "bts_core.h"
@@ -68,7 +70,88 @@ static char bts_persist_label[40];
 module_param_string(persist, bts_persist_label, sizeof(bts_persist_label),
 		    0444);
 
-/* The region bts.persist= names: false (and why, logged) if none. */
+/* A START:SIZE region's claim in /proc/iomem; NULL for a label. */
+static struct resource *bts_persist_res;
+
+/*
+ * Whether the firmware's own memory map (e820_table_firmware: before
+ * memmap= changed it) has all of [@start, @end) as usable RAM. Its
+ * entries do not overlap; they need not be sorted.
+ */
+static bool __init bts_persist_fw_ram(u64 start, u64 end)
+{
+	const struct e820_table *t = e820_table_firmware;
+	bool moved = true;
+	u32 i;
+
+	while (start < end && moved) {
+		moved = false;
+		for (i = 0; i < t->nr_entries; i++) {
+			const struct e820_entry *e = &t->entries[i];
+
+			if (e->type == E820_TYPE_RAM && e->addr <= start &&
+			    start < e->addr + e->size) {
+				start = e->addr + e->size;
+				moved = true;
+			}
+		}
+	}
+	return start >= end;
+}
+
+/**
+ * bts_persist_claim - check and claim a START:SIZE region
+ * @start:	its first byte
+ * @size:	its size
+ *
+ * The region must be RAM that the command line reserved (memmap=SIZE$START:
+ * usable RAM in the firmware's map, reserved in the kernel's), so that it
+ * is no firmware, ACPI, persistent memory or device range; and no one may
+ * have claimed any of it (a busy resource in /proc/iomem: ramoops, a
+ * driver). It is then claimed as "bts persist", so that a later claimant
+ * is refused instead of sharing it.
+ *
+ * Return: true when the region is claimed; false (and why, logged) when
+ * it is refused, and nothing was written there.
+ */
+static bool __init bts_persist_claim(phys_addr_t start, phys_addr_t size)
+{
+	const char *p = bts_persist_label;
+
+	if (region_intersects(start, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_warn("persist: refusing '%s': it is in use as RAM: reserve it with memmap=SIZE$START\n",
+			p);
+		return false;
+	}
+	if (!e820__mapped_all(start, start + size, E820_TYPE_RESERVED) ||
+	    !bts_persist_fw_ram(start, start + size)) {
+		pr_warn("persist: refusing '%s': it is not RAM reserved with memmap=SIZE$START (the firmware's map has firmware, ACPI, persistent or device memory there); nothing is written to it\n",
+			p);
+		return false;
+	}
+	bts_persist_res = request_mem_region(start, size, "bts persist");
+	if (!bts_persist_res) {
+		pr_warn("persist: refusing '%s': part of it is claimed by another user (see /proc/iomem); nothing is written to it\n",
+			p);
+		return false;
+	}
+	return true;
+}
+
+/* Give a claimed START:SIZE region back (it is not used after all). */
+static void __init bts_persist_unclaim(void)
+{
+	if (bts_persist_res)
+		release_mem_region(bts_persist_res->start,
+				   resource_size(bts_persist_res));
+	bts_persist_res = NULL;
+}
+
+/*
+ * The region bts.persist= names, claimed when it is START:SIZE: false
+ * (and why, logged) if none.
+ */
 static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
 {
 	char *p = bts_persist_label, *end;
@@ -83,18 +166,12 @@ static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
 		return false;
 	}
 	*size = memparse(end + 1, &end);
-	if (*end || !*size) {
+	if (*end || !*size || *size > PHYS_ADDR_MAX - at) {
 		pr_warn("persist: bad size in '%s'\n", p);
 		return false;
 	}
 	*start = at;
-	if (region_intersects(*start, *size, IORESOURCE_SYSTEM_RAM,
-			      IORES_DESC_NONE) != REGION_DISJOINT) {
-		pr_warn("persist: %s is in use as RAM: reserve it with memmap=SIZE$START\n",
-			p);
-		return false;
-	}
-	return true;
+	return bts_persist_claim(*start, *size);
 }
 
 #define BTS_PERSIST_MAGIC	"BTSPANIC"	/* 8 bytes, no NUL */
@@ -113,7 +190,7 @@ static bool __init bts_persist_find(phys_addr_t *start, phys_addr_t *size)
  * @fault_cpu:	the CPU the capture was taken for
  * @crc:	crc32_le(~0) of the head after @magic, with @crc 0, and the
  *		written slots
- * @time_ns:	ktime_get_real_ns() when it was written
+ * @time_ns:	ktime_get_real_fast_ns() when it was written
  * @kaslr_offset: the writing kernel's
  * @release:	the writing kernel's utsname release
  * @build_id:	the writing kernel's GNU build ID
@@ -155,6 +232,14 @@ static bool bts_persist_corrupt;
 void bts_persist_test_corrupt(void)
 {
 	WRITE_ONCE(bts_persist_corrupt, true);
+}
+
+/* Test kernels (bts/test_fault "persist-cpu N"): the second slot's cpu. */
+static long long bts_persist_cpu_override = -1;
+
+void bts_persist_test_cpu(u32 cpu)
+{
+	WRITE_ONCE(bts_persist_cpu_override, cpu);
 }
 
 static struct bts_dump_header *bts_persist_slot(void *region, u32 i)
@@ -221,7 +306,17 @@ static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 	h->nr_written = n;
 	h->reason = reason;
 	h->fault_cpu = fault_cpu;
-	h->time_ns = ktime_get_real_ns();
+	/* A test of the next boot's check: a wrong cpu, checksummed. */
+	if (IS_ENABLED(CONFIG_BTS_TRACER_TESTING) &&
+	    READ_ONCE(bts_persist_cpu_override) >= 0 && n > 1)
+		bts_persist_slot(h, 1)->cpu = READ_ONCE(bts_persist_cpu_override);
+	/*
+	 * Not ktime_get_real_ns(): its seqcount read spins forever when the
+	 * panic came from inside a timekeeping update on this CPU (the
+	 * other CPUs are stopped: no writer will finish). The fast clock
+	 * reads a latched copy, without waiting.
+	 */
+	h->time_ns = ktime_get_real_fast_ns();
 	h->kaslr_offset = kaslr_offset();
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
 	h->build_id_size = bts_kernel_build_id(h->build_id,
@@ -269,6 +364,45 @@ static const char *bts_persist_invalid(struct bts_persist_head *h)
 			return "a CPU's history is malformed";
 	}
 	return NULL;
+}
+
+/**
+ * bts_persist_check_cpus - keep the histories that name a CPU once
+ * @h:	the last boot's data, checked by bts_persist_invalid()
+ *
+ * Each history's cpu names its bts/last_boot/per_cpu/cpuN directory:
+ * one beyond nr_cpu_ids, or one that an earlier history already has, is
+ * skipped with a warning, and the histories that follow move down.
+ *
+ * Return: how many histories are kept.
+ */
+static u32 __init bts_persist_check_cpus(struct bts_persist_head *h)
+{
+	unsigned long *seen = bitmap_zalloc(nr_cpu_ids, GFP_KERNEL);
+	u32 i, kept = 0;
+
+	if (!seen)
+		return 0;
+	for (i = 0; i < h->nr_written; i++) {
+		struct bts_dump_header *d = bts_persist_slot(h, i);
+
+		if (d->cpu >= nr_cpu_ids) {
+			pr_warn("persist: skipping a kept history: its cpu %u is out of range (%u CPUs)\n",
+				d->cpu, nr_cpu_ids);
+			continue;
+		}
+		if (test_and_set_bit(d->cpu, seen)) {
+			pr_warn("persist: skipping a kept history: its cpu %u is a duplicate\n",
+				d->cpu);
+			continue;
+		}
+		if (kept != i)
+			memcpy(bts_persist_slot(h, kept), d,
+			       BTS_PERSIST_SLOT_SIZE);
+		kept++;
+	}
+	bitmap_free(seen);
+	return kept;
 }
 
 /* ------------------------------------------------------------------ */
@@ -363,17 +497,24 @@ static void __init bts_last_boot_files(struct dentry *bts_dir)
 	char name[16];
 	u32 i;
 
+	/* A NULL parent is the tracefs root: never create files there. */
 	top = tracefs_create_dir("last_boot", bts_dir);
+	if (!top)
+		return;
 	trace_create_file("info", TRACE_MODE_READ, top, NULL,
 			  &bts_last_boot_info_fops);
 	trace_create_file("to_trace", 0200, top, NULL,
 			  &bts_last_boot_to_trace_fops);
 	percpu = tracefs_create_dir("per_cpu", top);
+	if (!percpu)
+		return;
 	for (i = 0; i < bts_last_boot->nr_written; i++) {
 		struct bts_dump_header *d = bts_persist_slot(bts_last_boot, i);
 
 		snprintf(name, sizeof(name), "cpu%u", d->cpu);
 		dir = tracefs_create_dir(name, percpu);
+		if (!dir)
+			continue;
 		trace_create_file("capture", TRACE_MODE_READ, dir, d,
 				  &bts_last_boot_capture_fops);
 	}
@@ -407,11 +548,13 @@ void __init bts_persist_init(struct dentry *bts_dir)
 			bts_persist_label, (u64)size,
 			BTS_PERSIST_SLOTS_AT + BTS_PERSIST_SLOT_SIZE, need,
 			nr_cpu_ids);
+		bts_persist_unclaim();
 		return;
 	}
 	h = memremap(start, size, MEMREMAP_WB);
 	if (!h) {
 		pr_warn("persist: cannot map region '%s'\n", bts_persist_label);
+		bts_persist_unclaim();
 		return;
 	}
 	bts_persist_size = size;
@@ -433,6 +576,8 @@ void __init bts_persist_init(struct dentry *bts_dir)
 			bts_last_boot = kvmalloc(used, GFP_KERNEL);
 			if (bts_last_boot) {
 				memcpy(bts_last_boot, h, used);
+				bts_last_boot->nr_written =
+					bts_persist_check_cpus(bts_last_boot);
 				pr_info("persist: the last boot's %s capture (%u CPUs) is in bts/last_boot\n",
 					h->reason < ARRAY_SIZE(bts_persist_reasons) ?
 					bts_persist_reasons[h->reason] : "unknown",

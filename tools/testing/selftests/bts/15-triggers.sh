@@ -159,8 +159,40 @@ echo > $T/trace
 echo "call 3" > $B/test_fault
 is "with bts not armed the trigger writes nothing" "$(bts_entries $T/trace | wc -l)" 0
 echo '!bts_test_target:bts_dump' >> $T/set_ftrace_filter
-echo > $T/set_ftrace_filter
+# A count is used up only by a dump that wrote: none while not armed
+echo 'bts_test_target:bts_dump:3' > $T/set_ftrace_filter
+echo "call 5" > $B/test_fault
+check "not armed, 5 calls leave the function command's count at 3" \
+	grep -q '^bts_test_target:bts_dump:count=3' $T/set_ftrace_filter
 echo bts > $T/current_tracer
+echo $N > $B/nr_records
+echo > $T/trace
+echo "call 5" > $B/test_fault
+is "... armed again, 5 calls give its 3 dumps" "$(dumps $T/trace)" 3
+echo '!bts_test_target:bts_dump' >> $T/set_ftrace_filter
+echo > $T/set_ftrace_filter
+echo nop > $T/current_tracer
+forker d 3
+echo "bts_dump:2 if parent_pid == $pid" > $E/trigger
+echo "parent_pid == $pid" > $E/filter
+echo 1 > $E/enable
+touch /tmp/go.d
+wait $pid
+check "not armed, 3 events leave the event trigger's count at 2" \
+	grep -q "^bts_dump:count=2 if parent_pid == $pid" $E/trigger
+echo "!bts_dump:2 if parent_pid == $pid" > $E/trigger
+echo bts > $T/current_tracer
+echo $N > $B/nr_records
+forker e 4
+echo "bts_dump:2 if parent_pid == $pid" > $E/trigger
+echo "parent_pid == $pid" > $E/filter
+echo > $T/trace
+touch /tmp/go.e
+wait $pid
+is "... armed, 4 events give 2 dumps" "$(dumps $T/trace)" 2
+echo "!bts_dump:2 if parent_pid == $pid" > $E/trigger
+echo 0 > $E/enable
+echo 0 > $E/filter
 
 # --- under load: sched_switch, busy CPUs, 20 s ---------------------------------
 echo 'bts_dump' > $T/events/sched/sched_switch/trigger

@@ -21,7 +21,9 @@
 NAME=${PERSIST_TEST:-61-persist}
 REGION=${PERSIST_REGION:-0x30000000:1M}
 # PERSIST_MODE=oops (65-persist-oops): boot 1 oopses with panic_on_oops=1,
-# boot 2 checks that the capture kept is the oops's, and that is all
+# boot 2 checks that the capture kept is the oops's, and that is all;
+# PERSIST_MODE=timekeeping (66-persist-timekeeping): boot 1 panics from
+# inside a timekeeping update (test_fault), boot 2 checks the capture
 MODE=${PERSIST_MODE:-panic}
 STATE=/host/$NAME.state
 LB=$B/last_boot
@@ -50,6 +52,9 @@ case $boot in
 	diag "boot 1: arm and $MODE"
 	check "no last boot is shown before any panic" test ! -e $LB
 	check "the boot log names the region" sh -c "dmesg | grep -q \"persist: a panic's capture goes to region '$REGION'\""
+	case $REGION in
+	0x*) check "the region is claimed in /proc/iomem" grep -q '^ *30000000-300fffff : bts persist$' /proc/iomem ;;
+	esac
 	echo bts > $T/current_tracer
 	keep
 	if [ "$MODE" = oops ]; then
@@ -58,6 +63,16 @@ case $boot in
 		sh -c "echo EXCEPTION > $DIRECT"
 		not_ok "the guest survived an oops with panic_on_oops=1"
 		done_testing
+	fi
+	if [ "$MODE" = timekeeping ]; then
+		echo "BTS-GUEST: panic now, at the next timekeeping update" > /dev/kmsg
+		echo panic-timekeeping > $B/test_fault
+		# The next tick panics: keep the CPUs busy until then (the
+		# limit only bounds the case where no panic comes).
+		timeout 120 sh -c 'while :; do :; done'
+		not_ok "the guest panicked at the next timekeeping update"
+		done_testing
+		exit 0
 	fi
 	panic_now
 	;;
@@ -69,6 +84,8 @@ case $boot in
 	if [ "$MODE" = oops ]; then
 		reason=oops fn=lkdtm_EXCEPTION num=1
 		kasan_null_is_gpf && reason=GPF num=4
+	elif [ "$MODE" = timekeeping ]; then
+		reason=panic fn=bts_test_tk_notify num=3
 	else
 		reason=panic fn=lkdtm_PANIC num=3
 	fi
@@ -93,8 +110,8 @@ case $boot in
 		check "bts-dump decodes it: lkdtm_EXCEPTION shortly before the fault" \
 			sh -c "sed '/<== FAULT/q' /tmp/lb.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
 	else
-		check "bts-dump decodes it: the fault is the call from lkdtm_PANIC into panic" \
-			sh -c "grep '<== FAULT' /tmp/lb.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+		check "bts-dump decodes it: the fault is the call from $fn into panic" \
+			sh -c "grep '<== FAULT' /tmp/lb.txt | grep '$fn' | grep -q ' panic'"
 	fi
 	check "the boot log says the capture was found" \
 		sh -c "dmesg | grep -q 'persist: the last boot.s $reason capture'"
@@ -117,7 +134,16 @@ case $boot in
 		exit 0
 	fi
 	check "... its fault record the call into panic(), named for this boot" \
-		sh -c "grep '\[fault\]' /tmp/lbt.txt | grep -q -- 'lkdtm_PANIC+0x[0-9a-f]*/0x[0-9a-f]* -> panic+0x0/'"
+		sh -c "grep '\[fault\]' /tmp/lbt.txt | grep -q -- '$fn+0x[0-9a-f]*/0x[0-9a-f]* -> panic+0x0/'"
+	if [ "$MODE" = timekeeping ]; then
+		# the time it was written, read on the panic path
+		t=$(info time)
+		[ "${t%%.*}" -gt 1000000000 ] 2>/dev/null &&
+			ok "the time it was written is a real time ($t)" ||
+			not_ok "the time it was written is a real time (got '$t')"
+		done_testing
+		exit 0
+	fi
 	keep
 	echo "BTS-GUEST: clean reboot" > /dev/kmsg
 	reboot -f
