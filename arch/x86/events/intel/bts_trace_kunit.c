@@ -1361,17 +1361,6 @@ static void intel_bts_stream_thaw_leaves_the_drain_to_the_pmi(struct kunit *test
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
 }
 
-/* A dump in NMI context reached from the drain's own ring-buffer write. */
-static struct intel_bts_test *nested_victim;
-
-static void model_nested_freeze_thaw(void)
-{
-	struct bts_record out[MODEL_NR];
-	enum bts_window w;
-
-	model_read(nested_victim, out, MODEL_NR, &w);
-}
-
 /*
  * A freeze and thaw nested in the interrupt's drain (the emit callback
  * writes the ring buffer; a trigger or function probe there dumps): the
@@ -1383,8 +1372,9 @@ static void intel_bts_stream_nested_freeze_in_emit_keeps_bts_off(struct kunit *t
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
 	model_run(0, MODEL_THR);
-	nested_victim = t;
-	model->emit_nested = model_nested_freeze_thaw;
+	/* a dump reached from the drain's own ring-buffer write */
+	nmi_victim = t;
+	model->emit_nested = model_capture_nmi;
 	model->pmi_pending = false;
 	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
 	KUNIT_EXPECT_NULL(test, model->emit_nested);	/* it did run */
