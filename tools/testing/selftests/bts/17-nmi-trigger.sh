@@ -13,6 +13,7 @@
 # it writes, a trigger still takes some hundreds of branches per handler
 # of every NMI: the workload would crawl, hence the refusal.
 # bts-boot: own
+# bts-expect: backtrace
 # bts-timeout: 1200
 # bts-machines: hw
 . ./lib.sh
