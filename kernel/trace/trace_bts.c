@@ -191,14 +191,15 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 /* Entries of the kept capture the ring buffer did not take. */
 static atomic64_t bts_capture_unwritten;
 
-static void notrace bts_emit_capture(unsigned int cpu)
+static void notrace bts_emit_capture(unsigned int cpu,
+				     const struct bts_record *recs,
+				     const struct bts_snapshot *capsnap)
 {
 	struct trace_array *tr = READ_ONCE(bts_trace);
-	const struct bts_record *recs;
-	struct bts_snapshot snap;
+	struct bts_snapshot snap = *capsnap;
 	unsigned int skip;
 
-	if (!tr || !bts_capture_get(cpu, &recs, &snap))
+	if (!tr)
 		return;
 	/* The newest nr_records; the capture files hold all. */
 	skip = snap.count > bts_nr_records ? snap.count - bts_nr_records : 0;
@@ -820,20 +821,35 @@ static const char * const bts_reason_names[] = {
 static int bts_capture_show(struct seq_file *m, void *v)
 {
 	enum bts_reason reason;
+	int cpu, kept, c;
 	bool pending;
-	int cpu;
 
-	if (bts_capture_status(&cpu, &reason, &pending))
-		seq_printf(m, "%s on cpu %d%s, later faults not kept: %llu\n",
-			   bts_reason_names[reason], cpu,
-			   pending ? " (pending: its trap has not ended)" : "",
-			   bts_capture_lost());
+	if (bts_capture_status(&cpu, &reason, &pending) && !pending)
+		seq_printf(m, "%s on cpu %d, later faults not kept: %llu\n",
+			   bts_reason_names[reason], cpu, bts_capture_lost());
 	else if (bts_capture_lost())
 		/* they came while the last capture was being cleared */
 		seq_printf(m, "none, faults not kept during the last clear: %llu\n",
 			   bts_capture_lost());
 	else
 		seq_puts(m, "none\n");
+	/* Each CPU's own fault, kept on that CPU, or its trap pending. */
+	kept = pending ? -1 : cpu;
+	for_each_possible_cpu(c) {
+		switch (bts_capture_fault(c, &reason)) {
+		case BTS_FAULT_KEPT:
+			if (c != kept)
+				seq_printf(m, "cpu %d: %s, kept in per_cpu/cpu%d/capture\n",
+					   c, bts_reason_names[reason], c);
+			break;
+		case BTS_FAULT_PENDING:
+			seq_printf(m, "cpu %d: %s (pending: its trap has not ended)\n",
+				   c, bts_reason_names[reason]);
+			break;
+		default:
+			break;
+		}
+	}
 	if (bts_capture_dropped())
 		seq_printf(m, "dropped: %llu (traps that never ended in an oops or WARN)\n",
 			   bts_capture_dropped());
