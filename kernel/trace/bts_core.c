@@ -617,6 +617,8 @@ enum bts_slot_state {
 /*
  * struct bts_fault_slot - one CPU's own fault
  * @state:	enum bts_slot_state
+ * @writer:	BUSY: the CPU taking or resolving it, else -1 (a clear
+ *		leaves it -1)
  * @cap:	its history
  * @task:	PENDING: the trapping task,
  * @ctx:	in this context (task, IRQ, NMI),
@@ -626,6 +628,7 @@ enum bts_slot_state {
  */
 struct bts_fault_slot {
 	atomic_t state;
+	int writer;
 	struct bts_capture cap;
 	struct task_struct *task;
 	unsigned long ctx;
@@ -673,7 +676,8 @@ static DEFINE_PER_CPU(unsigned int, bts_nmi_seen);
 
 /*
  * The kept capture's bounded waits for the other CPUs, in microseconds
- * of ktime_get_mono_fast_ns() (NMI-safe, no seqcount retry): for their
+ * (counted in udelay(1) steps: the delay loop needs no clocksource,
+ * which may be halted, as in suspend): for their
  * NMIs to copy their histories (a CPU with NMIs blocked never answers),
  * then for them to finish writing those into their ring buffers (2730
  * records each). After an oops the second wait is long, so that the
@@ -943,13 +947,11 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
-/* Spin until @mask is empty or @us microseconds have passed. */
-static void notrace bts_wait_mask(const struct cpumask *mask, u64 us)
+/* Spin until @mask is empty or about @us microseconds have passed. */
+static void notrace bts_wait_mask(const struct cpumask *mask, unsigned int us)
 {
-	u64 end = ktime_get_mono_fast_ns() + us * NSEC_PER_USEC;
-
-	while (!cpumask_empty(mask) && ktime_get_mono_fast_ns() < end)
-		cpu_relax();
+	while (!cpumask_empty(mask) && us--)
+		udelay(1);
 }
 
 /*
@@ -1000,6 +1002,7 @@ static void notrace bts_fault_keep(struct bts_source *src, int scpu,
 	WRITE_ONCE(slot->task, NULL);
 	if (panic)
 		WRITE_ONCE(bts_panic_cpu, scpu);
+	WRITE_ONCE(slot->writer, -1);
 	atomic_set(&slot->state, BTS_SLOT_HELD);
 	if (atomic_cmpxchg(&bts_kept_state, BTS_KEPT_EMPTY,
 			   BTS_KEPT_BUSY) == BTS_KEPT_EMPTY) {
@@ -1052,8 +1055,13 @@ static int notrace bts_pending_mine(void)
 /* Take a PENDING slot over (state BUSY). */
 static bool notrace bts_take_pending(int cpu)
 {
-	return atomic_cmpxchg(&bts_slot(cpu)->state, BTS_SLOT_PENDING,
-			      BTS_SLOT_BUSY) == BTS_SLOT_PENDING;
+	struct bts_fault_slot *slot = bts_slot(cpu);
+
+	if (atomic_cmpxchg(&slot->state, BTS_SLOT_PENDING,
+			   BTS_SLOT_BUSY) != BTS_SLOT_PENDING)
+		return false;
+	WRITE_ONCE(slot->writer, smp_processor_id());
+	return true;
 }
 
 /* Forget slot @cpu, which this CPU owns (BUSY). */
@@ -1063,6 +1071,7 @@ static void notrace bts_slot_drop(int cpu)
 
 	WRITE_ONCE(slot->cap.valid, false);
 	WRITE_ONCE(slot->task, NULL);
+	WRITE_ONCE(slot->writer, -1);
 	atomic_set(&slot->state, BTS_SLOT_EMPTY);
 }
 
@@ -1116,13 +1125,18 @@ static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 			WRITE_ONCE(bts_panic_cpu, cpu);
 			return false;
 		}
-		/* Interrupted mid-capture, which never resumes: take it over. */
-		if (old == BTS_SLOT_BUSY)
+		/*
+		 * It interrupted this CPU's own capture or resolution of
+		 * this slot, which never resumes: take it over. (Not one a
+		 * clear, or another CPU, is doing: that one is counted.)
+		 */
+		if (old == BTS_SLOT_BUSY && READ_ONCE(slot->writer) == cpu)
 			return true;
 		/* Another task's trap, preempted here: the panic comes first. */
 		if (old == BTS_SLOT_PENDING &&
 		    atomic_cmpxchg(&slot->state, old, BTS_SLOT_BUSY) == old) {
 			atomic64_inc(&bts_dropped_faults);
+			WRITE_ONCE(slot->writer, cpu);
 			return true;
 		}
 	}
@@ -1162,7 +1176,9 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		goto out;
 	slot = bts_slot(cpu);
 	old = atomic_cmpxchg(&slot->state, BTS_SLOT_EMPTY, BTS_SLOT_BUSY);
-	if (old != BTS_SLOT_EMPTY && !bts_slot_taken(slot, old, reason, early))
+	if (old == BTS_SLOT_EMPTY)
+		WRITE_ONCE(slot->writer, cpu);
+	else if (!bts_slot_taken(slot, old, reason, early))
 		goto out;
 
 	bts_freeze_this_cpu(src);
@@ -1178,6 +1194,7 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		WRITE_ONCE(slot->task, current);
 		WRITE_ONCE(slot->ctx, bts_context());
 		WRITE_ONCE(slot->sp, regs ? regs->sp : 0);
+		WRITE_ONCE(slot->writer, -1);
 		atomic_set(&slot->state, BTS_SLOT_PENDING);
 	} else {
 		bts_fault_keep(src, cpu, reason, true,

@@ -1349,6 +1349,40 @@ static void capture_panic_while_another_cpu_captures_is_kept(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, busy.cpu));
 }
 
+/*
+ * A panic (in NMI) that interrupts its own CPU's capture, here in the
+ * middle of its freeze: the interrupted capture never resumes, so the
+ * panic takes the slot over and its history is the one written first.
+ */
+static struct {
+	int first;
+	enum bts_reason reason;
+} inner;
+
+static void panic_in_freeze(void)
+{
+	bts_fault_freeze(BTS_REASON_PANIC, NULL);
+	inner.first = bts_capture_first(&inner.reason);
+}
+
+static void capture_panic_inside_its_cpus_capture_is_the_panics(struct kunit *test)
+{
+	int cpu;
+
+	memset(&inner, 0, sizeof(inner));
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_PANIC));
+	fake.recorded = 3;
+	fake.nmi_in_freeze = panic_in_freeze;
+	preempt_disable();
+	cpu = smp_processor_id();
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);	/* it did run */
+	KUNIT_EXPECT_EQ(test, inner.first, cpu);
+	KUNIT_EXPECT_EQ(test, inner.reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+}
+
 /* ---- the tracer's dump header --------------------------------------- */
 
 static void header_describes_the_snapshot(struct kunit *test)
@@ -1443,6 +1477,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_oops_while_another_cpu_traps_is_kept),
 	KUNIT_CASE(capture_panic_meeting_another_cpus_trap_is_the_panics),
 	KUNIT_CASE(capture_panic_while_another_cpu_captures_is_kept),
+	KUNIT_CASE(capture_panic_inside_its_cpus_capture_is_the_panics),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}
 };
