@@ -3,7 +3,8 @@
  * libtraceevent plugin for the ftrace:bts entry: makes `trace-cmd report`
  * print bts branch records the way bts-dump does: kind, call-depth
  * indentation, kernel/user transitions, the fault mark, and the source
- * (hardware BTS or the software call-edge source).
+ * (hardware BTS or the software call-edge source). A user half the kernel
+ * cleared (bts_user 0: flag bit 61, the half 0) prints as [user], not 0x0.
  *
  * Without it trace-cmd uses the entry's print fmt
  * ("cpu=%u %u/%u %pS -> %pS%s%s"), which stays correct, only plainer.
@@ -22,6 +23,7 @@
 #include <traceevent/trace-seq.h>
 
 #define BTS_FLAG_PREDICTED	(1ULL << 4)
+#define BTS_FLAG_USER_CLEARED	(1ULL << 61)
 #define BTS_FLAG_FAULT		(1ULL << 62)
 #define BTS_FLAG_SW		(1ULL << 63)
 
@@ -107,11 +109,14 @@ static const char *apply(struct tep_handle *tep, struct cpu_stack *cs,
 	return kind;
 }
 
-static void print_addr(struct trace_seq *s, struct tep_handle *tep, unsigned long long addr)
+static void print_addr(struct trace_seq *s, struct tep_handle *tep, unsigned long long addr,
+		       unsigned long long flags)
 {
 	const char *name = is_user(addr) ? NULL : tep_find_function(tep, addr);
 
-	if (name)
+	if (!addr && (flags & BTS_FLAG_USER_CLEARED))
+		trace_seq_puts(s, "[user]");	/* no address was recorded */
+	else if (name)
 		trace_seq_printf(s, "%s+0x%llx", name, addr - tep_find_function_address(tep, addr));
 	else
 		trace_seq_printf(s, "0x%llx", addr);
@@ -150,9 +155,9 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 	if (depth > MAX_INDENT)
 		depth = MAX_INDENT;
 	trace_seq_printf(s, "cpu=%llu %llu/%llu %-6s %*s", cpu, pos, nr, kind, depth * 2, "");
-	print_addr(s, tep, from);
+	print_addr(s, tep, from, flags);
 	trace_seq_puts(s, " -> ");
-	print_addr(s, tep, to);
+	print_addr(s, tep, to, flags);
 	if (is_user(from) != is_user(to))
 		trace_seq_puts(s, is_user(from) ? "  (user->kernel)" : "  (kernel->user)");
 	/* " [fault]" as the kernel prints it, so greps for it keep working */

@@ -23,6 +23,7 @@ struct folded {
 struct analysis {
 	uint64_t total;
 	struct u64map targets;		/* runtime to -> count */
+	uint64_t cleared_targets;	/* to a cleared user half: no address */
 	struct u64map functions;	/* fn key of to -> count */
 	struct u64map edge_index;	/* hash(caller, callee) -> edges index + 1 chain */
 	struct edge *edges;
@@ -132,7 +133,10 @@ void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev
 	uint64_t to = fn_key(r, rec->to, ev->to_sym);
 
 	a->total++;
-	(*u64map_get(&a->targets, rec->to, 0))++;
+	if (rec_to_cleared(rec))
+		a->cleared_targets++;	/* not a branch to 0: counted apart */
+	else
+		(*u64map_get(&a->targets, rec->to, 0))++;
 	(*u64map_get(&a->functions, to, 0))++;
 	if (ev->c.kind == KIND_CALL || ev->c.kind == KIND_SYSCALL || ev->c.kind == KIND_INT ||
 	    ev->c.kind == KIND_EXC)
@@ -150,6 +154,7 @@ void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev
 
 struct count {
 	uint64_t key, count;
+	bool cleared;		/* the cleared user halves' row: no key */
 };
 
 static int count_cmp(const void *x, const void *y)
@@ -158,19 +163,24 @@ static int count_cmp(const void *x, const void *y)
 
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
+	if (a->cleared != b->cleared)
+		return a->cleared ? -1 : 1;
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-static struct count *sorted_counts(const struct u64map *m, size_t *n)
+/* @m's keys by count, and a row of @cleared cleared user halves if not 0. */
+static struct count *sorted_counts(const struct u64map *m, uint64_t cleared, size_t *n)
 {
-	struct count *c = xmalloc((m->n + 1) * sizeof(*c));
+	struct count *c = xmalloc((m->n + 2) * sizeof(*c));
 	size_t k = 0;
 
 	for (size_t i = 0; i <= m->mask; i++)
 		if (m->keys[i] != U64MAP_EMPTY)
-			c[k++] = (struct count){ m->keys[i], m->vals[i] };
+			c[k++] = (struct count){ m->keys[i], m->vals[i], false };
 	if (m->has_empty_key)
-		c[k++] = (struct count){ U64MAP_EMPTY, m->empty_key_val };
+		c[k++] = (struct count){ U64MAP_EMPTY, m->empty_key_val, false };
+	if (cleared)
+		c[k++] = (struct count){ 0, cleared, true };
 	qsort(c, k, sizeof(*c), count_cmp);
 	*n = k;
 	return c;
@@ -193,12 +203,19 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 
 	out_fmt(o, "# %llu branches\n# hot branch targets\n#     count   share  target\n",
 		(unsigned long long)a->total);
-	c = sorted_counts(&a->targets, &n);
+	c = sorted_counts(&a->targets, a->cleared_targets, &n);
 	for (size_t i = 0; i < n && i < top; i++) {
 		const struct sym *s;
 		const char *src;
 		size_t src_len;
 
+		if (c[i].cleared) {
+			out_udec_w(o, c[i].count, 11);
+			out_char(o, ' ');
+			out_share(o, c[i].count, a->total);
+			out_lit(o, USER_CLEARED_TEXT "\n");
+			continue;
+		}
 		resolver_between_records(r);
 		s = resolve_sym(r, c[i].key);
 		src = resolve_src(r, c[i].key, &src_len);
@@ -224,7 +241,7 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 	free(c);
 
 	out_str(o, "# hot functions (branches landing in each)\n#     count   share  function\n");
-	c = sorted_counts(&a->functions, &n);
+	c = sorted_counts(&a->functions, 0, &n);
 	for (size_t i = 0; i < n && i < top; i++) {
 		out_udec_w(o, c[i].count, 11);
 		out_char(o, ' ');

@@ -53,6 +53,7 @@ struct bts_gap_mark {
 
 /* Record flag bits (include/linux/bts.h). */
 #define BTS_FLAG_PREDICTED	(1ULL << 4)
+#define BTS_FLAG_USER_CLEARED	(1ULL << 61)
 #define BTS_FLAG_FAULT		(1ULL << 62)
 #define BTS_FLAG_SW		(1ULL << 63)
 
@@ -110,6 +111,26 @@ struct bts_rec {
 	uint64_t to;
 	uint64_t flags;
 };
+
+/*
+ * Without bts_user the kernel clears the user half of a branch between
+ * user and kernel mode (the entry's from, the return's to) to 0 and sets
+ * BTS_FLAG_USER_CLEARED. Such a half is user space whose address was not
+ * recorded, never address 0: it is printed as USER_CLEARED_TEXT, not
+ * named, decoded or counted as an address. A 0 without the flag (bts_user
+ * on) is a real address, and a non-zero half is never taken for cleared.
+ */
+#define USER_CLEARED_TEXT	"[user]"
+
+static inline bool rec_from_cleared(const struct bts_rec *rec)
+{
+	return (rec->flags & BTS_FLAG_USER_CLEARED) && !rec->from;
+}
+
+static inline bool rec_to_cleared(const struct bts_rec *rec)
+{
+	return (rec->flags & BTS_FLAG_USER_CLEARED) && !rec->to;
+}
 
 /**
  * struct bts_dump - one validated dump

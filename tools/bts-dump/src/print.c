@@ -262,23 +262,32 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	memset(p, ' ', (size_t)depth * 2);
 	p += depth * 2;
 	o->len = (size_t)(p - o->buf);
-	if (po->addresses) {
-		out_hex16(o, rec->from);
-		out_char(o, ' ');
-	}
-	out_addr(o, r, rec->from, ev->from);
-	src = resolve_src(r, src_addr(rec), &src_len);
-	if (src) {
-		out_lit(o, " [");
-		out_mem(o, src, src_len);
-		out_char(o, ']');
+	/* A cleared user half is no address: the marker alone, not even raw. */
+	if (rec_from_cleared(rec)) {
+		out_lit(o, USER_CLEARED_TEXT);
+	} else {
+		if (po->addresses) {
+			out_hex16(o, rec->from);
+			out_char(o, ' ');
+		}
+		out_addr(o, r, rec->from, ev->from);
+		src = resolve_src(r, src_addr(rec), &src_len);
+		if (src) {
+			out_lit(o, " [");
+			out_mem(o, src, src_len);
+			out_char(o, ']');
+		}
 	}
 	out_lit(o, " -> ");
-	if (po->addresses) {
-		out_hex16(o, rec->to);
-		out_char(o, ' ');
+	if (rec_to_cleared(rec)) {
+		out_lit(o, USER_CLEARED_TEXT);
+	} else {
+		if (po->addresses) {
+			out_hex16(o, rec->to);
+			out_char(o, ' ');
+		}
+		out_addr(o, r, rec->to, ev->to);
 	}
-	out_addr(o, r, rec->to, ev->to);
 	tr = transition(rec);
 	if (tr) {
 		out_lit(o, "  (");
@@ -291,11 +300,21 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 }
 
 static void json_sym(struct out *o, struct resolver *r, const char *which, uint64_t addr,
-		     uint64_t src_at, const struct sym *s)
+		     uint64_t src_at, const struct sym *s, bool cleared)
 {
 	size_t src_len;
-	const char *src = resolve_src(r, src_at, &src_len);
+	const char *src;
 
+	if (cleared) {
+		/* No address was recorded: null, as the header's unknown fields. */
+		out_lit(o, ",\"");
+		out_str(o, which);
+		out_lit(o, "\":null,\"");
+		out_str(o, which);
+		out_lit(o, "_sym\":null");
+		return;
+	}
+	src = resolve_src(r, src_at, &src_len);
 	out_lit(o, ",\"");
 	out_str(o, which);
 	out_lit(o, "\":\"0x");
@@ -338,8 +357,8 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 	out_udec(o, ev->dump->cpu);
 	out_lit(o, ",\"index\":");
 	out_udec(o, ev->index);
-	json_sym(o, r, "from", rec->from, src_addr(rec), ev->from_sym);
-	json_sym(o, r, "to", rec->to, rec->to, ev->to_sym);
+	json_sym(o, r, "from", rec->from, src_addr(rec), ev->from_sym, rec_from_cleared(rec));
+	json_sym(o, r, "to", rec->to, rec->to, ev->to_sym, rec_to_cleared(rec));
 	out_lit(o, ",\"flags\":\"0x");
 	out_hex(o, rec->flags);
 	out_lit(o, "\",\"kind\":\"");
@@ -357,8 +376,10 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 	}
 	out_str(o, ev->fault ? ",\"fault\":true" : ",\"fault\":false");
 	out_str(o, rec->flags & BTS_FLAG_SW ? ",\"sw\":true" : ",\"sw\":false");
-	out_str(o, rec->flags & BTS_FLAG_PREDICTED ? ",\"predicted\":true}\n" :
-		",\"predicted\":false}\n");
+	out_str(o, rec->flags & BTS_FLAG_PREDICTED ? ",\"predicted\":true" :
+		",\"predicted\":false");
+	out_str(o, rec->flags & BTS_FLAG_USER_CLEARED ? ",\"user_cleared\":true}\n" :
+		",\"user_cleared\":false}\n");
 }
 
 static void perf_dso(struct out *o, const struct resolver *r, uint64_t addr,
@@ -370,6 +391,19 @@ static void perf_dso(struct out *o, const struct resolver *r, uint64_t addr,
 		out_lit(o, "[kernel.kallsyms]");
 	else
 		out_lit(o, "[unknown]");
+}
+
+/*
+ * The symbol column. A cleared user half keeps perf script's address
+ * column, where 0 is an address perf does not know, and says [user].
+ */
+static void perf_addr(struct out *o, const struct resolver *r, uint64_t addr,
+		      const struct addr_info *ai, bool cleared)
+{
+	if (cleared)
+		out_lit(o, USER_CLEARED_TEXT);
+	else
+		out_addr(o, r, addr, ai);
 }
 
 /*
@@ -400,13 +434,13 @@ static void event_perf(struct out *o, struct resolver *r, const struct event *ev
 	out_spaces(o, 1);
 	out_hex16(o, rec->from);
 	out_char(o, ' ');
-	out_addr(o, r, rec->from, ev->from);
+	perf_addr(o, r, rec->from, ev->from, rec_from_cleared(rec));
 	out_lit(o, " (");
 	perf_dso(o, r, rec->from, ev->from_sym);
 	out_lit(o, ") => ");
 	out_hex16(o, rec->to);
 	out_char(o, ' ');
-	out_addr(o, r, rec->to, ev->to);
+	perf_addr(o, r, rec->to, ev->to, rec_to_cleared(rec));
 	out_lit(o, " (");
 	perf_dso(o, r, rec->to, ev->to_sym);
 	out_lit(o, ")\n");
@@ -428,12 +462,19 @@ void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 	}
 }
 
-/* "sym+0xoff" of runtime @addr, straight from the symbol table (not cached). */
-static void out_place(struct out *o, struct resolver *r, uint64_t addr)
+/*
+ * "sym+0xoff" of runtime @addr, straight from the symbol table (not
+ * cached); the marker for a cleared user half.
+ */
+static void out_place(struct out *o, struct resolver *r, uint64_t addr, bool cleared)
 {
 	const struct sym *s = r->have_syms && !addr_is_user(addr) ?
 			      symtab_lookup(&r->st, addr - r->bias) : NULL;
 
+	if (cleared) {
+		out_lit(o, USER_CLEARED_TEXT);
+		return;
+	}
 	if (!s) {
 		out_lit(o, "0x");
 		out_hex(o, addr);
@@ -455,6 +496,8 @@ void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint
 		return;		/* what ran after the last record is not recorded */
 	if ((rec->flags & BTS_FLAG_SW) || (rec[1].flags & BTS_FLAG_SW))
 		why = "software source: call edges, the code between them is not recorded";
+	else if (rec_to_cleared(rec) || rec_from_cleared(&rec[1]))
+		why = "user space, its address cleared (bts_user 0)";
 	else
 		why = gap_decode(r, rec->to, rec[1].from, insns, &n);
 	if (why) {
@@ -467,7 +510,7 @@ void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint
 		size_t start = o->len;
 
 		out_lit(o, "                  ");
-		out_place(o, r, insns[k].addr);
+		out_place(o, r, insns[k].addr, false);
 		if (o->len - start < 56)
 			out_spaces(o, 56 - (o->len - start));
 		else
@@ -477,25 +520,36 @@ void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint
 	}
 }
 
+/* @key then "0x..." in quotes, or null for a cleared user half. */
+static void json_addr(struct out *o, const char *key, uint64_t addr, bool cleared)
+{
+	if (cleared) {
+		out_str(o, key);
+		out_lit(o, "null");
+	} else {
+		out_json_u64hex(o, key, addr);
+	}
+}
+
 void print_fault_summary(struct out *o, const struct print_opts *po, struct resolver *r,
 			 const struct bts_dump *d, const struct fault_summary *fs)
 {
 	const struct bts_rec *rec = &d->records[fs->fault];
 	const struct callstack *cs = fs->chain;
+	bool from_cleared = rec_from_cleared(rec), to_cleared = rec_to_cleared(rec);
 	uint64_t here = fn_key(r, rec->from, r->have_syms && !addr_is_user(rec->from) ?
 				symtab_lookup(&r->st, rec->from - r->bias) : NULL);
 	struct insn_text it;
-	bool have_insn = !(rec->flags & BTS_FLAG_SW) && resolver_insn(r, rec->from, &it);
+	bool have_insn = !(rec->flags & BTS_FLAG_SW) && !from_cleared &&
+			 resolver_insn(r, rec->from, &it);
 	size_t src_len;
-	const char *src = resolve_src(r, rec->from, &src_len);
+	const char *src = from_cleared ? NULL : resolve_src(r, rec->from, &src_len);
 
 	if (po->fmt == FMT_JSON) {
-		out_fmt(o, "{\"type\":\"fault\",\"cpu\":%u,\"index\":%u,\"from\":\"0x", d->cpu,
-			fs->fault);
-		out_hex(o, rec->from);
-		out_lit(o, "\",\"to\":\"0x");
-		out_hex(o, rec->to);
-		out_lit(o, "\",\"insn\":");
+		out_fmt(o, "{\"type\":\"fault\",\"cpu\":%u,\"index\":%u", d->cpu, fs->fault);
+		json_addr(o, ",\"from\":", rec->from, from_cleared);
+		json_addr(o, ",\"to\":", rec->to, to_cleared);
+		out_lit(o, ",\"insn\":");
 		if (have_insn)
 			out_json_str(o, it.text, strlen(it.text));
 		else
@@ -522,7 +576,7 @@ void print_fault_summary(struct out *o, const struct print_opts *po, struct reso
 	if (po->fmt != FMT_TEXT)
 		return;
 	out_fmt(o, "  fault at #%u: ", fs->fault);
-	out_place(o, r, rec->from);
+	out_place(o, r, rec->from, from_cleared);
 	if (src) {
 		out_lit(o, " [");
 		out_mem(o, src, src_len);
@@ -533,7 +587,7 @@ void print_fault_summary(struct out *o, const struct print_opts *po, struct reso
 		out_str(o, it.text);
 	}
 	out_lit(o, " -> ");
-	out_place(o, r, rec->to);
+	out_place(o, r, rec->to, to_cleared);
 	out_char(o, '\n');
 	out_lit(o, "  call chain at the fault (calls minus returns): ");
 	for (int k = 0; k < cs->n; k++) {
@@ -550,10 +604,15 @@ void print_fault_summary(struct out *o, const struct print_opts *po, struct reso
 	if (fs->entry != BTS_NO_FAULT) {
 		const struct bts_rec *e = &d->records[fs->entry];
 
-		out_fmt(o, "  last entry from user space: #%u 0x", fs->entry);
-		out_hex(o, e->from);
+		out_fmt(o, "  last entry from user space: #%u ", fs->entry);
+		if (rec_from_cleared(e)) {
+			out_lit(o, USER_CLEARED_TEXT);
+		} else {
+			out_lit(o, "0x");
+			out_hex(o, e->from);
+		}
 		out_lit(o, " -> ");
-		out_place(o, r, e->to);
+		out_place(o, r, e->to, rec_to_cleared(e));
 		out_char(o, '\n');
 	} else {
 		out_lit(o, "  last entry from user space: none in this history\n");

@@ -670,7 +670,8 @@ struct classified classify(struct resolver *r, const struct bts_rec *rec,
 
 	if (rec->flags & BTS_FLAG_SW)
 		return (struct classified){ KIND_CALL, false };
-	if (r->cs) {
+	/* A cleared from is no address: whatever bytes are at 0 are not its. */
+	if (r->cs && !rec_from_cleared(rec)) {
 		uint64_t *v = u64map_get(&r->kind_cache, rec->from, 0);
 
 		if (!*v) {
@@ -685,7 +686,7 @@ struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			return (struct classified){ checked_kind(r, &r->insns[*v - 1], rec, ti),
 						    false };
 	}
-	/* No bytes: infer what the symbols allow, and say it is a guess. */
+	/* No bytes, or no from: infer what the symbols allow, and say it is a guess. */
 	if (addr_is_user(rec->from) && !addr_is_user(rec->to))
 		c.kind = KIND_SYSCALL;
 	else if (!addr_is_user(rec->from) && addr_is_user(rec->to))

@@ -23,7 +23,10 @@ struct callstack {
 	int n;
 };
 
-/* Symbol index for known code, FN_USER, or FN_USER | addr for unknown kernel code. */
+/*
+ * Symbol index for known code, FN_USER, or FN_USER | addr for unknown kernel
+ * code. A cleared user half (0, BTS_FLAG_USER_CLEARED) is user code: FN_USER.
+ */
 static inline uint64_t fn_key(const struct resolver *r, uint64_t addr, const struct sym *s)
 {
 	if (s)

@@ -174,6 +174,92 @@ run "$T/nocap.bts" >"$T/nocap.txt" 2>&1
 ok_if "cli: an empty capture says nothing was captured" \
 	grep -qx 'CPU 4: nothing captured (no oops, BUG or panic since it was cleared), kernel 6.12.117-bts' "$T/nocap.txt"
 
+# --- user halves the kernel cleared (bts_user 0: flag bit 61) ---------------
+# Without bts_user the kernel sets the user half of a branch between user
+# and kernel mode to 0 and flags the record (BTS_FLAG_USER_CLEARED): that
+# 0 is no address. CPU 6: a syscall entered from user space (from cleared),
+# the return to user space (to cleared), a second entry, then a fault.
+UC=2000000000000000
+"$GEN" -o "$T/ucl.bts" --cpu 6 --flags 2 --reason 1 --fault-index 10 --stext 0xffffffff81000000 \
+	--rec 0:ffffffff81000100:$UC \
+	--rec ffffffff81000120:ffffffff81000200 \
+	--rec ffffffff81000210:ffffffff81000300 \
+	--rec ffffffff81000320:ffffffff81000215 \
+	--rec ffffffff81000220:ffffffff81000180 \
+	--rec ffffffff81000180:0:$UC \
+	--rec 0:ffffffff81000100:$UC \
+	--rec ffffffff81000120:ffffffff81000200 \
+	--rec ffffffff81000210:ffffffff81000300 \
+	--rec ffffffff81000308:ffffffff81000400 \
+	--rec ffffffff81000444:ffffffff82000000:4000000000000000
+# The same two halves with bit 61 clear (bts_user 1): real branches from and to 0.
+"$GEN" -o "$T/uzero.bts" --cpu 7 --flags 4 --stext 0xffffffff81000000 \
+	--rec 7f0000001000:0 --rec 0:ffffffff81000100
+# A bare 0x0 (not +0x0) or a zero address column anywhere.
+no_zero_addr() { ! grep -E "(^|[ \"])0x0([ \"]|\$)|(^|[^0-9a-f])0{16}([^0-9a-f]|\$)" "$@"; }
+export -f no_zero_addr
+run "$T/ucl.bts" >"$T/ucl.txt" 2>"$T/ucl.err"
+ucl_rc=$?
+ok_if "cleared: a dump with cleared user halves reads, exit 0, no warning" \
+	bash -c "[ $ucl_rc -eq 0 ] && [ ! -s '$T/ucl.err' ]"
+ok_if "cleared: the entry's cleared source prints as [user], marked user->kernel" \
+	grep -qE '^ +0 syscall\? +\[user\] -> entry_SYSCALL_64\+0x0  \(user->kernel\)$' "$T/ucl.txt"
+ok_if "cleared: the return's cleared target prints as [user], marked kernel->user" \
+	grep -qE '^ +5 sysret\? +entry_SYSCALL_64\+0x80 -> \[user\]  \(kernel->user\)$' "$T/ucl.txt"
+ok_if "cleared: no address 0 anywhere in the listing or the fault summary" no_zero_addr "$T/ucl.txt"
+ok_if "cleared: the fault summary's last entry from user space is [user]" \
+	grep -qx '  last entry from user space: #6 \[user\] -> entry_SYSCALL_64+0x0' "$T/ucl.txt"
+run -a "$T/ucl.bts" >"$T/ucl-a.txt" 2>&1
+ok_if "cleared: -a prints no raw address for a cleared half, only [user]" \
+	bash -c "no_zero_addr '$T/ucl-a.txt' && grep -qE '^ +0 syscall\? +\[user\] -> ffffffff81000100 entry_SYSCALL_64\+0x0 ' '$T/ucl-a.txt' && grep -qE '^ +5 .*ffffffff81000180 entry_SYSCALL_64\+0x80 -> \[user\]  ' '$T/ucl-a.txt'"
+run --json "$T/ucl.bts" >"$T/ucl.json" 2>&1
+ok_if "cleared: --json gives a cleared half as null, and user_cleared true on its record only" \
+	python3 - "$T/ucl.json" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+b = [o for o in objs if o["type"] == "branch"]
+assert len(b) == 11, len(b)
+for i in (0, 6):
+    assert b[i]["from"] is None and b[i]["from_sym"] is None and "from_off" not in b[i], b[i]
+    assert b[i]["to_sym"] == "entry_SYSCALL_64" and b[i]["transition"] == "user->kernel", b[i]
+assert b[5]["to"] is None and b[5]["to_sym"] is None and b[5]["transition"] == "kernel->user", b[5]
+assert b[5]["from_sym"] == "entry_SYSCALL_64" and b[5]["from_off"] == 0x80, b[5]
+assert [x["user_cleared"] for x in b] == [i in (0, 5, 6) for i in range(11)]
+assert all(isinstance(x["from"], str) and isinstance(x["to"], str) for i, x in enumerate(b) if i not in (0, 5, 6))
+assert b[10]["fault"] is True and b[10]["user_cleared"] is False
+f = [o for o in objs if o["type"] == "fault"][0]
+assert f["entry_index"] == 6 and f["chain"][0] == "[user]", f
+PY
+run --perf "$T/ucl.bts" >"$T/ucl-perf.txt" 2>&1
+ok_if "cleared: --perf names a cleared half [user], never a symbol of 0" \
+	bash -c "grep -qE 'branches:u: 0000000000000000 \[user\] \(\[unknown\]\) => ffffffff81000100 entry_SYSCALL_64\+0x0 \(\[kernel\.kallsyms\]\)$' '$T/ucl-perf.txt' && grep -qE 'branches:k: ffffffff81000180 entry_SYSCALL_64\+0x80 \(\[kernel\.kallsyms\]\) => 0000000000000000 \[user\] \(\[unknown\]\)$' '$T/ucl-perf.txt' && ! grep -q ' 0x0 ' '$T/ucl-perf.txt'"
+run --hist "$T/ucl.bts" >"$T/ucl-hist.txt" 2>&1
+ok_if "cleared: --hist counts a cleared target as [user], not as a branch to 0x0" \
+	bash -c "no_zero_addr '$T/ucl-hist.txt' && sed -n '/hot branch targets/,/hot functions/p' '$T/ucl-hist.txt' | grep -qE '^ +1 +9\.0%  \[user\]$'"
+run --callgraph "$T/ucl.bts" >"$T/ucl.dot" 2>&1
+ok_if "cleared: --callgraph enters from [user], no node 0x0" \
+	bash -c "no_zero_addr '$T/ucl.dot' && grep -q '\"\[user\]\" -> \"entry_SYSCALL_64\" \[label=\"2\"' '$T/ucl.dot'"
+run --folded "$T/ucl.bts" >"$T/ucl-folded.txt" 2>&1
+ok_if "cleared: --folded stacks start at [user], no frame 0x0" \
+	bash -c "no_zero_addr '$T/ucl-folded.txt' && grep -qx '\[user\];entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 1' '$T/ucl-folded.txt' && grep -qx '\[user\] 1' '$T/ucl-folded.txt'"
+# Instruction bytes at address 0 (an ELF core mapping it, as --kcore): a
+# cleared half must not be decoded, for its kind or for --insns.
+python3 - "$T/zero.core" <<'PY'
+import struct, sys
+code = bytes.fromhex("ffd0") * 8                    # call *%rax, at 0x0 ...
+eh = struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + bytes(9), 4, 62, 1, 0, 64, 0, 0,
+                 64, 56, 1, 0, 0, 0)
+ph = struct.pack("<IIQQQQQQ", 1, 5, 4096, 0, 0, len(code), len(code), 4096)
+open(sys.argv[1], "wb").write((eh + ph).ljust(4096, b"\0") + code)
+PY
+run --kcore "$T/zero.core" --insns "$T/ucl.bts" >"$T/ucl-insns.txt" 2>&1
+ok_if "cleared: --insns says a cleared half has no code, and nothing at 0 is decoded (--kcore maps 0)" \
+	bash -c "[ \$(sed -n '/^ *5 sysret/,/^ *6 /p' '$T/ucl-insns.txt' | grep -c 'no instructions: .*cleared') -eq 1 ] && grep -qE '^ +0 syscall\\? +\\[user\\] -> ' '$T/ucl-insns.txt' && grep -qE '^ +6 syscall\\? +\\[user\\] -> ' '$T/ucl-insns.txt' && ! grep -q 'rax' '$T/ucl-insns.txt' && no_zero_addr '$T/ucl-insns.txt'"
+run "$T/uzero.bts" >"$T/uzero.txt" 2>&1
+run --json "$T/uzero.bts" >"$T/uzero.json" 2>&1
+ok_if "cleared: without bit 61 an address 0 is a real one and prints as 0x0" \
+	bash -c "grep -qE '^ +0 .*0x7f0000001000 -> 0x0\$' '$T/uzero.txt' && grep -qE '^ +1 .*0x0 -> entry_SYSCALL_64\+0x0  \(user->kernel\)\$' '$T/uzero.txt' && grep '\"index\":1,' '$T/uzero.json' | grep -q '\"from\":\"0x0\".*\"user_cleared\":false'"
+
 # A tracing directory as the kernel lays it out.
 mkdir -p "$T/tracing/bts/per_cpu/cpu0" "$T/tracing/bts/per_cpu/cpu1" "$T/tracing/bts/per_cpu/cpu10"
 cp "$T/cpu0.bts" "$T/tracing/bts/per_cpu/cpu0/records"
@@ -525,6 +611,22 @@ $GT -o "$T/st-cg.dat" --kallsyms "$S" --edges "$T/st-cg.want" "$T/st-cg.recs"
 "$BTS" --callgraph "$T/st-cg.dat" 2>/dev/null | sed -nE 's/^\t"([^"]*)" -> "([^"]*)" .*/\1 \2/p' | sort >"$T/st-cg.got"
 ok_if "stream: --callgraph has exactly the generated caller -> callee edges ($(wc -l <"$T/st-cg.want") of them)" \
 	bash -c "[ \$(wc -l <'$T/st-cg.want') -ge 20 ] && diff '$T/st-cg.want' '$T/st-cg.got'"
+# Cleared user halves (flag bit 61) in a stream: [user] in the listing,
+# null in JSON, never 0x0 in the analyses.
+cat >"$T/st-ucl.recs" <<'RECS'
+0 0 0 0 6 0 ffffffff81000100 2000000000000000
+0 0 1 0 6 ffffffff81000120 ffffffff81000200 0
+0 0 2 0 6 ffffffff81000220 ffffffff81000180 0
+0 0 3 0 6 ffffffff81000180 0 2000000000000000
+0 0 4 0 6 0 ffffffff81000100 2000000000000000
+0 0 5 0 6 ffffffff81000120 ffffffff81000200 0
+RECS
+$GT -o "$T/st-ucl.dat" --kallsyms "$S" "$T/st-ucl.recs"
+"$BTS" "$T/st-ucl.dat" >"$T/st-ucl.txt" 2>&1
+"$BTS" --json "$T/st-ucl.dat" >"$T/st-ucl.json" 2>&1
+for a in hist callgraph folded; do "$BTS" --$a "$T/st-ucl.dat" >"$T/st-ucl.$a" 2>&1; done
+ok_if "stream: cleared user halves are [user] in the listing, null in JSON, never 0x0 in --hist, --callgraph, --folded" \
+	bash -c "grep -qE '^CPU 0: stream of 6 records' '$T/st-ucl.txt' && [ \$(grep -cE '^ +[04] syscall\? +\[user\] -> entry_SYSCALL_64\+0x0  \(user->kernel\)\$' '$T/st-ucl.txt') -eq 2 ] && grep -qE '^ +3 sysret\? +entry_SYSCALL_64\+0x80 -> \[user\]  \(kernel->user\)\$' '$T/st-ucl.txt' && [ \$(grep -c '\"from\":null,\"from_sym\":null,.*\"user_cleared\":true' '$T/st-ucl.json') -eq 2 ] && [ \$(grep -c '\"to\":null,\"to_sym\":null,.*\"user_cleared\":true' '$T/st-ucl.json') -eq 1 ] && no_zero_addr '$T/st-ucl.txt' '$T/st-ucl.hist' '$T/st-ucl.callgraph' '$T/st-ucl.folded' && grep -qE '^ +1 +16\.6%  \[user\]\$' '$T/st-ucl.hist' && grep -q '\"\[user\]\" -> \"entry_SYSCALL_64\" \[label=\"2\"' '$T/st-ucl.callgraph'"
 # Hostile: nr 0 with another reason, a huge bts_gap, pos going back, a
 # stream entry naming another CPU; and a file without the bts_gap format.
 cat >"$T/st-bad.recs" <<'RECS'

@@ -42,6 +42,7 @@ check "trace.dat: as many records as trace-cmd report shows bts entries ($(wc -l
 # addresses through the kallsyms the trace.dat saved, are bts-dump's
 # addresses (aliases at one address may be named either way; libtraceevent
 # names addresses past the last symbol last+0xHUGE: those are left out).
+# A user half the kernel cleared (flag bit 61) is 0x0 there, null here.
 trace-cmd dump --kallsyms -i "$TRACE_DAT" 2>/dev/null | grep -E '^[0-9a-f]+ [a-zA-Z] ' >"$T/kallsyms"
 python3 - "$T/report.txt" "$T/bts.json" "$T/kallsyms" >"$T/sym.txt" <<'PY'
 import collections, json, re, sys
@@ -62,7 +63,12 @@ for l in open(sys.argv[1]):
     fr, to = addrs(m.group(1)), addrs(m.group(2))
     if fr is not None and to is not None:
         theirs.append((fr, to))
-ours = collections.Counter((int(o["from"], 16), int(o["to"], 16))
+def ours_addr(o, half):
+    if o[half] is None:
+        assert o["user_cleared"], o
+        return 0
+    return int(o[half], 16)
+ours = collections.Counter((ours_addr(o, "from"), ours_addr(o, "to"))
                            for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch")
 bad = 0
 for fr, to in theirs:
@@ -128,8 +134,9 @@ b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
 n = collections.Counter(o["cpu"] for o in b)
 with open(sys.argv[2], "w") as f:
     for o in b:
-        f.write("%d %d %d 0 %s %s %s\n" % (o["cpu"], o["index"], n[o["cpu"]], o["from"][2:],
-                                          o["to"][2:], o["flags"][2:]))
+        # a cleared user half (null) is 0 in the kernel's text, as the kernel prints it
+        f.write("%d %d %d 0 %s %s %s\n" % (o["cpu"], o["index"], n[o["cpu"]], (o["from"] or "0x0")[2:],
+                                          (o["to"] or "0x0")[2:], o["flags"][2:]))
 PY
 	python3 "$(dirname "$0")/gen-console.py" --kallsyms "$T/kallsyms" "$T/gt.recs" >"$T/gt.log"
 	"$BTS" -s "$T/kallsyms" -k "$VMLINUX" --json "$T/gt.log" >"$T/gt.json" 2>"$T/gt.err"
