@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,12 @@ struct ev {
 static int cpu = 1;
 static uint64_t period = 1000000;
 static pid_t child_pid = -1;
+static volatile sig_atomic_t child_done;
+
+static void on_sigchld(int sig)
+{
+	child_done = 1;
+}
 
 static void die(const char *what)
 {
@@ -141,6 +148,8 @@ int main(int argc, char **argv)
 	struct pollfd pfd[MAXEV];
 	long pg = sysconf(_SC_PAGESIZE);
 	int nev = 1, opt, i, status, bad = 0;
+	sigset_t block, unblocked;
+	struct sigaction sa;
 	uint64_t tot_s = 0, tot_e1 = 0, tot_e2 = 0;
 
 	while ((opt = getopt(argc, argv, "c:p:n:")) != -1) {
@@ -198,21 +207,31 @@ usage:
 		if (ioctl(ev[i].fd, PERF_EVENT_IOC_ENABLE, 0))
 			die("enable");
 
+	/* SIGCHLD only inside ppoll(): no wait that a signal could miss */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
 	child_pid = fork();
 	if (child_pid < 0)
 		die("fork");
 	if (!child_pid) {
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
 		execvp(argv[optind], argv + optind);
 		_exit(127);
 	}
-	/* drain while the command runs: woken at a quarter of the buffer,
-	 * or every 100 ms to see whether the command is done */
-	while (waitpid(child_pid, &status, WNOHANG) == 0) {
-		if (poll(pfd, nev, 100) < 0 && errno != EINTR)
-			die("poll");
+	/* drain while the command runs: woken at a quarter of a buffer, or
+	 * by SIGCHLD when the command is done */
+	while (!child_done) {
+		if (ppoll(pfd, nev, NULL, &unblocked) < 0 && errno != EINTR)
+			die("ppoll");
 		for (i = 0; i < nev; i++)
 			drain(&ev[i]);
 	}
+	if (waitpid(child_pid, &status, 0) != child_pid)
+		die("waitpid");
 
 	for (i = 0; i < nev; i++) {
 		struct ev *e = &ev[i];
