@@ -18,8 +18,9 @@
 # bts-boot: own
 # bts-timeout: 900
 . ./lib.sh
-P=1000000		# 1 ms of the emulated PMU's nominal 1 GHz
-N=${PERF_STREAM_N:-2000}	# the workload's system calls
+P=250000		# 250 us of the emulated PMU's nominal 1 GHz
+NA=10000		# the workload's system calls without bts
+NB=2000			# and in stream mode (every kernel branch streamed)
 K=/proc/sys/kernel
 
 nmis() { awk '$1 == "NMI:" { print $3 }' /proc/interrupts; }
@@ -41,11 +42,12 @@ echo 100000 > $K/perf_event_max_sample_rate
 echo 0 > $K/perf_cpu_time_max_percent
 echo 10000000000 > /sys/kernel/debug/x86/nmi_longest_ns
 
-# run_sampler OUT: perfsample on CPU 1 around the workload on CPU 1 (the
-# sampler itself on CPU 0); its exit status
+# run_sampler OUT N: perfsample on CPU 1 around the workload's N system
+# calls on CPU 1 (the sampler itself on CPU 0); its exit status. The
+# workload prints its time (ns) into OUT too.
 run_sampler() {
 	taskset 1 /tests/bin/perfsample -c 1 -p $P -n 2 -- \
-		taskset 2 /tests/bin/workload sys $N > "$1" 2>&1
+		taskset 2 /tests/bin/workload sys $2 > "$1" 2>&1
 }
 
 # judge PART OUT STATUS: the checks on one sampler run
@@ -85,7 +87,7 @@ judge() {
 log_mark
 nmi0=$(nmis)
 pmi0=$(pmis)
-run_sampler /tmp/a.out
+run_sampler /tmp/a.out $NA
 st=$?
 diag "(a): $(($(nmis) - nmi0)) NMIs, $(($(pmis) - pmi0)) PMIs on CPU 1"
 judge "(a) without bts" /tmp/a.out $st
@@ -108,7 +110,7 @@ rec0=$1
 log_mark
 nmi0=$(nmis)
 pmi0=$(pmis)
-run_sampler /tmp/b.out
+run_sampler /tmp/b.out $NB
 st=$?
 snap
 echo 0 > $T/tracing_on
@@ -124,8 +126,8 @@ echo 1 > $T/tracing_on
 n=$(grep ' cpu=1 [0-9]*/0 ' /tmp/b-trace.txt |
 	grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$')
 diag "(b): $(grep -c ' cpu=1 [0-9]*/0 ' /tmp/b-trace.txt) CPU 1 stream entries in trace, $n into getppid()"
-[ "$n" -gt 0 ] && ok "(b): the stream holds the workload's getppid() calls ($n of $N)" ||
-	not_ok "(b): the stream holds the workload's getppid() calls (none of $N)"
+[ "$n" -gt 0 ] && ok "(b): the stream holds the workload's getppid() calls ($n of $NB)" ||
+	not_ok "(b): the stream holds the workload's getppid() calls (none of $NB)"
 echo nop > $T/current_tracer
 echo ring > $B/mode
 done_testing
