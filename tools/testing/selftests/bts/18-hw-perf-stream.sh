@@ -46,12 +46,14 @@ echo 100000 > $K/perf_event_max_sample_rate
 echo 0 > $K/perf_cpu_time_max_percent
 echo 10000000000 > /sys/kernel/debug/x86/nmi_longest_ns
 
-# run_sampler OUT N: perfsample on CPU 1 around the workload's N system
-# calls on CPU 1 (the sampler itself on CPU 0); its exit status. The
-# workload prints its time (ns) into OUT too.
+# run_sampler OUT N [ARGS]: perfsample on CPU 1 around the workload's N
+# system calls on CPU 1 (the sampler itself on CPU 0); its exit status.
+# The workload prints its time (ns) into OUT too.
 run_sampler() {
-	taskset 1 /tests/bin/perfsample -c 1 -p $P -n 2 -- \
-		taskset 2 /tests/bin/workload sys $2 > "$1" 2>&1
+	local out=$1 n=$2
+	shift 2
+	taskset 1 /tests/bin/perfsample -c 1 -p $P -n 2 "$@" -- \
+		taskset 2 /tests/bin/workload sys $n > "$out" 2>&1
 }
 
 # judge PART OUT STATUS: the checks on one sampler run
@@ -99,7 +101,7 @@ is "(a) without bts: no NMI or PMI trouble in the kernel log" "$(nmi_trouble)" "
 
 # (b) the same beside stream mode on the Intel source
 # (small: formatting the whole buffer as text is slow under TCG)
-echo 2048 > $T/buffer_size_kb
+echo 4096 > $T/buffer_size_kb
 echo stream > $B/mode
 echo bts > $T/current_tracer
 is "(b): the tracer streams with the $SOURCE source" \
@@ -115,7 +117,9 @@ rec0=$1
 log_mark
 nmi0=$(nmis)
 pmi0=$(pmis)
-run_sampler /tmp/b.out $NB
+# (tracing stops as soon as the workload is done: CPU 1's idle ticks
+# would soon overwrite its records in the small buffer)
+run_sampler /tmp/b.out $NB -s $T/tracing_on
 st=$?
 snap
 echo 0 > $T/tracing_on

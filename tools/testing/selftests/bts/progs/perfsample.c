@@ -3,7 +3,7 @@
  * perfsample: sampling hardware "cycles" events on one CPU while a command
  * runs, and whether every counter overflow became a sample.
  *
- *	perfsample [-c CPU] [-p PERIOD] [-n EVENTS] -- COMMAND [ARG...]
+ *	perfsample [-c CPU] [-p PERIOD] [-n EVENTS] [-s FILE] -- COMMAND [ARG...]
  *
  * Opens EVENTS (1 to 3, default 1) CPU-wide events PERF_COUNT_HW_CPU_CYCLES
  * on CPU (default 1) with a fixed sample period (default 1000000), nothing
@@ -24,6 +24,10 @@
  * means E1 <= S <= E2 with T = L = 0 (a throttled event stops counting,
  * so it would not inflate E). K: samples of COMMAND's process, W: samples
  * from another CPU, X: samples with another period.
+ *
+ * -s FILE: write "0" to FILE as soon as COMMAND has exited (for
+ * tracing_on: so that what the CPU does afterwards does not overwrite
+ * COMMAND's part of a trace).
  *
  * Exit status: 0 when every event had E1 <= S <= E2, no throttle, no lost
  * record, W = X = 0 and at least one sample; 1 otherwise; 2 on an error.
@@ -152,7 +156,9 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	uint64_t tot_s = 0, tot_e1 = 0, tot_e2 = 0;
 
-	while ((opt = getopt(argc, argv, "c:p:n:")) != -1) {
+	const char *stop = NULL;
+
+	while ((opt = getopt(argc, argv, "c:p:n:s:")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu = atoi(optarg);
@@ -162,6 +168,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			nev = atoi(optarg);
+			break;
+		case 's':
+			stop = optarg;
 			break;
 		default:
 			goto usage;
@@ -229,6 +238,12 @@ usage:
 			die("ppoll");
 		for (i = 0; i < nev; i++)
 			drain(&ev[i]);
+	}
+	if (stop) {
+		FILE *f = fopen(stop, "w");
+
+		if (!f || fputs("0\n", f) < 0 || fclose(f))
+			die(stop);
 	}
 	if (waitpid(child_pid, &status, 0) != child_pid)
 		die("waitpid");
