@@ -27,7 +27,8 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
 
   # bts-boot: own              boot of its own (oops and panic scenarios)
   # bts-cmdline: ARGS          extra kernel command line for that boot
-  # bts-expect: oops,bug,panic,warn   kernel-log reports it provokes
+  # bts-expect: oops,bug,panic,warn,backtrace
+                               kernel-log reports it provokes
   # bts-timeout: SECONDS       boot time limit (default 300; x3 with DEBUG)
   # bts-smp: N                 vCPUs for that boot (a boot of its own)
   # bts-machines: M ...        where it runs (default: sw hw, and for
@@ -205,6 +206,8 @@ ALLOWED = {
            r"Kernel panic - not syncing: Fatal exception)",
     "panic": r"(Kernel panic|Call Trace:)",
     "warn": r"(WARNING:|Call Trace:)",
+    # NMI backtraces asked for on purpose (sysrq-l: NMIs on demand)
+    "backtrace": r"Call Trace:",
 }
 
 

@@ -548,71 +548,121 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
  * Fault capture.
  *
  * The hooks on the oops, BUG and panic paths call __bts_fault_freeze()
- * first thing. The first fault freezes the faulting CPU, copies its
- * history into a preallocated per-CPU capture buffer, freezes and copies
+ * first thing, before oops_enter() turns tracing off. Two preallocated
+ * buffers per CPU hold what they take:
+ *
+ *  - the CPU's fault slot: its own history at its own fault (oops, BUG,
+ *    #GP, WARN, panic), with the fault record marked. The faulting CPU
+ *    fills it itself, IRQs off, whatever the other CPUs are doing: no
+ *    fault waits for another CPU's, none is refused because another CPU
+ *    faulted first. A CPU keeps its first fault until the capture is
+ *    cleared; a later fault on the same CPU is only counted.
+ *  - the CPU's context: its history at the moment of the first fault on
+ *    any CPU (the kept capture), copied by the capture NMI.
+ *
+ * A CPU's capture (bts_capture_get(): the capture files, the ring buffer,
+ * the persistent region, the kdump table) is its fault slot when it
+ * faulted, its context otherwise.
+ *
+ * The first fault whose outcome is known (an oops, a panic, a WARN when
+ * WARNs are captured) becomes the kept capture: it freezes and copies
  * the other CPUs through an NMI (best effort: a CPU spinning with NMIs
- * blocked is not reached), and hands each CPU's history to the emit
- * callback of its owner on that CPU (the tracer writes it into that
- * CPU's ring buffer, so that no CPU's history overwrites another's), all
- * before oops_enter() turns tracing off. The CPU that oopsed or panicked stays
- * frozen until the capture is cleared. Later faults are only counted.
+ * blocked is not reached), waits for them with a bound, and each CPU
+ * hands its history to the emit callback on itself (the tracer writes
+ * it into that CPU's ring buffer). A fault that finds the kept capture
+ * taken, being taken or being cleared does not wait: it emits its own
+ * history and bts/capture lists it. A CPU that oopsed or panicked stays
+ * frozen until the capture is cleared.
  *
- * BUG and #GP captures are taken early (in handle_bug() before
+ * BUG and #GP traps are captured early (in handle_bug() before
  * report_bug(), in the DIE_GPF notifier), before it is known whether the
- * trap is an oops: the history is copied and the CPU thawed at once, and
- * the capture stays PENDING, owned by the trapping task in its context
- * (not by the CPU: with IRQs on at the trap site, a preemptible kernel
- * can move the task to another CPU before report_bug() returns). Then
- * every pending capture ends in one of these ways, on whatever CPU:
+ * trap is an oops: the history is copied, the CPU thawed at once, and
+ * the slot stays PENDING, owned by the trapping task in its context (not
+ * by the CPU: with IRQs on at the trap site, a preemptible kernel can
+ * move the task to another CPU before report_bug() returns). A pending
+ * slot ends in one of these ways, on whatever CPU the task is:
  *
- *  - its oops_begin() emits it (whatever the capture options say: the
+ *  - its oops_begin() keeps it (whatever the capture options say: the
  *    trap was captured, so its oops is);
- *  - a panic, its own (panic_on_warn) or another CPU's, emits it;
- *  - its WARN emits it relabelled (capture on WARN) or drops it;
+ *  - its own panic (panic_on_warn) keeps it as the panic's history;
+ *  - its WARN keeps it relabelled (capture on WARN) or drops it;
  *  - the same context trapping again, not nested in the first trap (a
  *    debugger handled the trap and returned), drops it, and counts it
  *    in bts_dropped_faults;
  *  - bts_capture_clear() drops it.
+ *
+ * The panic's history is always kept, for the persistent region and the
+ * kdump table, which write it first: the panicking CPU's own (taken now,
+ * or the fault this CPU kept before, which led to the panic when
+ * panic_on_oops or panic_on_warn is set), or its task's pending trap.
+ * A panic that meets its own CPU's slot half written (it interrupted
+ * this CPU's capture, in NMI) takes the slot over: the interrupted
+ * capture never resumes.
  *
  * A fault is counted as lost when it would have been captured and was
  * not, once its kind is known: a WARN only when WARNs are captured.
  *
  * Everything here runs with IRQs off on the faulting CPU or in NMI:
  * no locks, no allocation, notrace; bad state makes it return, never oops.
+ * The only waits are the kept capture's, for the other CPUs' NMIs: see
+ * BTS_NMI_WAIT_US.
  */
-enum bts_capture_state {
-	BTS_CAPTURE_EMPTY,	/* nothing captured: the next fault is taken */
-	BTS_CAPTURE_BUSY,	/* a CPU is taking, emitting or clearing one */
-	BTS_CAPTURE_PENDING,	/* taken early (BUG, #GP), not yet emitted */
-	BTS_CAPTURE_HELD,	/* taken and emitted, kept until cleared */
+enum bts_slot_state {
+	BTS_SLOT_EMPTY,		/* nothing: this CPU's next fault is taken */
+	BTS_SLOT_BUSY,		/* being taken, resolved or cleared */
+	BTS_SLOT_PENDING,	/* a BUG or #GP trap whose outcome is unknown */
+	BTS_SLOT_HELD,		/* a fault's history, kept until cleared */
+};
+
+/*
+ * struct bts_fault_slot - one CPU's own fault
+ * @state:	enum bts_slot_state
+ * @cap:	its history
+ * @task:	PENDING: the trapping task,
+ * @ctx:	in this context (task, IRQ, NMI),
+ * @sp:		and its stack pointer at the trap (a trap nested in the
+ *		handling of the first, a WARN while printing a WARN, is
+ *		deeper on the same stack)
+ */
+struct bts_fault_slot {
+	atomic_t state;
+	struct bts_capture cap;
+	struct task_struct *task;
+	unsigned long ctx;
+	unsigned long sp;
+};
+
+/* The kept capture: the first fault's and every CPU's context. */
+enum bts_kept_state {
+	BTS_KEPT_EMPTY,		/* none: the next fault becomes it */
+	BTS_KEPT_BUSY,		/* being taken or cleared */
+	BTS_KEPT_HELD,		/* taken, kept until cleared */
 };
 
 DEFINE_STATIC_KEY_FALSE(bts_fault_key);
 
-static atomic_t bts_capture_state = ATOMIC_INIT(BTS_CAPTURE_EMPTY);
+static DEFINE_PER_CPU(struct bts_fault_slot, bts_faults);
+static DEFINE_PER_CPU(struct bts_capture, bts_contexts);
+static atomic_t bts_kept_state = ATOMIC_INIT(BTS_KEPT_EMPTY);
+/* The CPU whose fault slot holds the kept capture's fault, or -1. */
+static int bts_kept_cpu = -1;
+static enum bts_reason bts_kept_reason;
+/* The CPU taking the kept capture (BUSY, not cleared), or -1. */
+static int bts_capturing_cpu = -1;
+/* The CPU whose fault slot holds the panic's history, or -1. */
+static int bts_panic_cpu = -1;
 static atomic64_t bts_lost_faults;
 static atomic64_t bts_dropped_faults;
-/* The CPU whose capture buffer holds the faulting history, or -1. */
-static int bts_capture_cpu = -1;
-/* The CPU taking or emitting the capture (state BUSY), or -1. */
-static int bts_capturing_cpu = -1;
-static enum bts_reason bts_capture_reason;
 static unsigned int bts_capture_reasons;
 static unsigned int bts_capture_capacity;
-static void (*bts_capture_emit)(unsigned int cpu);
-static DEFINE_PER_CPU(struct bts_capture, bts_captures);
+static void (*bts_capture_emit)(unsigned int cpu,
+				const struct bts_record *recs,
+				const struct bts_snapshot *snap);
 /* CPUs asked to capture, and those of them that are emitting. */
 static struct cpumask bts_nmi_pending;
 static struct cpumask bts_nmi_emitting;
-
-/*
- * Who owns a PENDING capture: the trapping task, in its context, and the
- * stack pointer at the trap (a trap nested in the handling of the first,
- * a WARN while printing a WARN, is deeper on the same stack).
- */
-static struct task_struct *bts_pending_task;
-static unsigned long bts_pending_ctx;
-static unsigned long bts_pending_sp;
+/* The fault slots a clear took (serialized by bts_kept_state BUSY). */
+static struct cpumask bts_clearing;
 
 /*
  * Capture NMIs sent to a CPU and seen by it: an NMI that arrives after
@@ -622,12 +672,21 @@ static DEFINE_PER_CPU(unsigned int, bts_nmi_sent);
 static DEFINE_PER_CPU(unsigned int, bts_nmi_seen);
 
 /*
- * Bounded waits for the other CPUs, in microseconds: for their NMI
- * captures (a CPU with NMIs blocked never answers), then for the ones
- * that captured to finish emitting (a history of 2730 records).
+ * The kept capture's bounded waits for the other CPUs, in microseconds
+ * of ktime_get_mono_fast_ns() (NMI-safe, no seqcount retry): for their
+ * NMIs to copy their histories (a CPU with NMIs blocked never answers),
+ * then for them to finish writing those into their ring buffers (2730
+ * records each). After an oops the second wait is long, so that the
+ * ring buffer holds every CPU's history before the oops goes on; after
+ * a panic it is short, and what a CPU did not write in time is still in
+ * its capture file, the persistent region and the kdump table (the
+ * copies are done). So a panic spins here at most 10,000 + 100,000 us,
+ * and only when it is the first fault: the persist and kdump writers
+ * that run after it do not wait for anything.
  */
 #define BTS_NMI_WAIT_US		10000
 #define BTS_EMIT_WAIT_US	1000000
+#define BTS_PANIC_EMIT_WAIT_US	100000
 
 static bool notrace bts_in_entry_text(u64 addr)
 {
@@ -800,33 +859,55 @@ static void notrace bts_mark_fault(struct bts_capture *cap,
 		cap->recs[i].flags |= BTS_FLAG_FAULT;
 }
 
-/* Copy this (frozen) CPU's history into its capture buffer. */
+/*
+ * Copy this (frozen) CPU's history into @cap: @room records at most (one
+ * slot is kept free for bts_mark_fault() in a fault slot). Publishes
+ * @cap->valid after the copy, for NMI readers on other CPUs.
+ */
 static void notrace bts_capture_this_cpu(struct bts_source *src,
+					 struct bts_capture *cap,
 					 enum bts_reason reason,
 					 unsigned int room)
 {
-	struct bts_capture *cap = this_cpu_ptr(&bts_captures);
-
 	if (!cap->recs)
 		return;
+	WRITE_ONCE(cap->valid, false);
 	bts_read_frozen_this_cpu(src, cap->recs, room, &cap->snap);
 	cap->snap.reason = reason;
-	cap->valid = true;
+	smp_wmb();	/* the copy before its valid flag */
+	WRITE_ONCE(cap->valid, true);
 }
 
-/* Hand this CPU's capture of @cpu's history to the owner. */
-static void notrace bts_capture_emit_cpu(unsigned int cpu)
+/* Hand @cap, CPU @cpu's history, to the owner, on this CPU. */
+static void notrace bts_capture_emit_one(unsigned int cpu,
+					 const struct bts_capture *cap)
 {
-	void (*emit)(unsigned int cpu) = READ_ONCE(bts_capture_emit);
+	void (*emit)(unsigned int cpu, const struct bts_record *recs,
+		     const struct bts_snapshot *snap);
 
-	if (emit && per_cpu_ptr(&bts_captures, cpu)->valid)
-		emit(cpu);
+	emit = READ_ONCE(bts_capture_emit);
+	if (emit && READ_ONCE(cap->valid))
+		emit(cpu, cap->recs, &cap->snap);
+}
+
+static struct bts_fault_slot *bts_slot(unsigned int cpu)
+{
+	return per_cpu_ptr(&bts_faults, cpu);
+}
+
+/* Does @cpu have a fault of its own, kept or being taken? */
+static bool notrace bts_slot_in_use(unsigned int cpu)
+{
+	int state = atomic_read(&bts_slot(cpu)->state);
+
+	return state == BTS_SLOT_HELD || state == BTS_SLOT_BUSY;
 }
 
 static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
 	int cpu = smp_processor_id();
 	unsigned int sent = READ_ONCE(*this_cpu_ptr(&bts_nmi_sent));
+	struct bts_capture *ctx = this_cpu_ptr(&bts_contexts);
 	struct bts_source *src;
 
 	/* Two NMIs sent while one is handled arrive as one: catch up. */
@@ -836,6 +917,11 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	/* Not pending any more: it came after the wait; claim it only. */
 	if (!cpumask_test_cpu(cpu, &bts_nmi_pending))
 		return NMI_HANDLED;
+	/* Its own fault is its capture: it emits that itself. */
+	if (bts_slot_in_use(cpu)) {
+		cpumask_clear_cpu(cpu, &bts_nmi_pending);
+		return NMI_HANDLED;
+	}
 	/*
 	 * Frozen until the history is written into this CPU's own ring
 	 * buffer too: no NMI of bts writes the ring buffer with the source
@@ -845,26 +931,35 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	src = READ_ONCE(bts_armed);
 	if (src) {
 		bts_freeze_this_cpu(src);
-		bts_capture_this_cpu(src, READ_ONCE(bts_capture_reason),
+		bts_capture_this_cpu(src, ctx, READ_ONCE(bts_kept_reason),
 				     bts_capture_capacity);
 	}
 	cpumask_set_cpu(cpu, &bts_nmi_emitting);
 	cpumask_clear_cpu(cpu, &bts_nmi_pending);
-	bts_capture_emit_cpu(cpu);
+	bts_capture_emit_one(cpu, ctx);
 	cpumask_clear_cpu(cpu, &bts_nmi_emitting);
 	if (src)
 		bts_thaw_this_cpu(src);
 	return NMI_HANDLED;
 }
 
+/* Spin until @mask is empty or @us microseconds have passed. */
+static void notrace bts_wait_mask(const struct cpumask *mask, u64 us)
+{
+	u64 end = ktime_get_mono_fast_ns() + us * NSEC_PER_USEC;
+
+	while (!cpumask_empty(mask) && ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
 /*
  * Freeze, copy and emit every other online CPU through an NMI, bounded
- * waits: all but this one and @skip (whose buffer holds the faulting
- * history).
+ * waits: all but this one and @skip (whose fault slot holds the kept
+ * fault).
  */
-static void notrace bts_capture_other_cpus(int skip)
+static void notrace bts_capture_other_cpus(int skip, bool panic)
 {
-	int cpu, i;
+	int cpu;
 
 	cpumask_copy(&bts_nmi_pending, cpu_online_mask);
 	cpumask_clear_cpu(smp_processor_id(), &bts_nmi_pending);
@@ -878,43 +973,57 @@ static void notrace bts_capture_other_cpus(int skip)
 	/* The counts before the NMIs that read them. */
 	smp_wmb();
 	__apic_send_IPI_mask(&bts_nmi_pending, NMI_VECTOR);
-	for (i = 0; i < BTS_NMI_WAIT_US && !cpumask_empty(&bts_nmi_pending); i++)
-		udelay(1);
-	/* Whoever did not answer keeps recording; its slot stays invalid. */
+	bts_wait_mask(&bts_nmi_pending, BTS_NMI_WAIT_US);
+	/* Whoever did not answer keeps recording; its context stays invalid. */
 	cpumask_clear(&bts_nmi_pending);
-	for (i = 0; i < BTS_EMIT_WAIT_US && !cpumask_empty(&bts_nmi_emitting); i++)
-		udelay(1);
+	bts_wait_mask(&bts_nmi_emitting,
+		      panic ? BTS_PANIC_EMIT_WAIT_US : BTS_EMIT_WAIT_US);
 }
 
 /*
- * Complete the capture this CPU owns (state BUSY): this CPU's own
- * history too when the faulting history was taken on another CPU, the
- * other CPUs, and the emit callback for what this CPU emits (its own
- * history, and the faulting one if that was taken elsewhere). With @hold
- * this CPU (which oopses or panics) stays frozen until the capture is
- * cleared.
+ * Slot @scpu (BUSY, its history taken) holds a fault whose outcome is
+ * known now: keep it, become the kept capture if there is none yet, and
+ * emit. This CPU is frozen once by the caller: with @hold (it oopses or
+ * panics) it stays frozen until the capture is cleared, else it is
+ * thawed here.
  */
-static void notrace bts_capture_finish(struct bts_source *src, bool hold)
+static void notrace bts_fault_keep(struct bts_source *src, int scpu,
+				   enum bts_reason reason, bool hold,
+				   bool panic)
 {
+	struct bts_fault_slot *slot = bts_slot(scpu);
+	struct bts_capture *ctx = this_cpu_ptr(&bts_contexts);
 	int cpu = smp_processor_id();
-	int fault_cpu = READ_ONCE(bts_capture_cpu);
+	bool kept = false;
 
-	WRITE_ONCE(bts_capturing_cpu, cpu);
-	bts_freeze_this_cpu(src);
-	if (cpu != fault_cpu)
-		bts_capture_this_cpu(src, READ_ONCE(bts_capture_reason),
-				     bts_capture_capacity);
+	slot->cap.snap.reason = reason;
+	WRITE_ONCE(slot->task, NULL);
+	if (panic)
+		WRITE_ONCE(bts_panic_cpu, scpu);
+	atomic_set(&slot->state, BTS_SLOT_HELD);
+	if (atomic_cmpxchg(&bts_kept_state, BTS_KEPT_EMPTY,
+			   BTS_KEPT_BUSY) == BTS_KEPT_EMPTY) {
+		kept = true;
+		WRITE_ONCE(bts_kept_cpu, scpu);
+		WRITE_ONCE(bts_kept_reason, reason);
+		WRITE_ONCE(bts_capturing_cpu, cpu);
+		/* The task moved: this CPU's history is context. */
+		if (cpu != scpu && !bts_slot_in_use(cpu))
+			bts_capture_this_cpu(src, ctx, reason,
+					     bts_capture_capacity);
+		bts_capture_other_cpus(scpu, panic);
+	}
+	bts_capture_emit_one(scpu, &slot->cap);
+	if (kept) {
+		if (cpu != scpu && !bts_slot_in_use(cpu))
+			bts_capture_emit_one(cpu, ctx);
+		WRITE_ONCE(bts_capturing_cpu, -1);
+		atomic_set(&bts_kept_state, BTS_KEPT_HELD);
+	}
 	if (hold && !this_cpu_read(bts_capture_held))
 		this_cpu_write(bts_capture_held, true);
 	else
 		bts_thaw_this_cpu(src);
-	bts_capture_other_cpus(fault_cpu);
-	if (fault_cpu >= 0 && fault_cpu != cpu)
-		bts_capture_emit_cpu(fault_cpu);
-	bts_capture_emit_cpu(cpu);
-	WRITE_ONCE(bts_pending_task, NULL);
-	WRITE_ONCE(bts_capturing_cpu, -1);
-	atomic_set(&bts_capture_state, BTS_CAPTURE_HELD);
 }
 
 /* The trapping context: the task and whether it was in an IRQ or NMI. */
@@ -923,55 +1032,103 @@ static unsigned long notrace bts_context(void)
 	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK);
 }
 
-static bool notrace bts_pending_is_mine(void)
+/* The CPU whose slot holds this context's pending trap, or -1. */
+static int notrace bts_pending_mine(void)
 {
-	return READ_ONCE(bts_pending_task) == current &&
-	       READ_ONCE(bts_pending_ctx) == bts_context();
+	unsigned long ctx = bts_context();
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct bts_fault_slot *slot = bts_slot(cpu);
+
+		if (atomic_read(&slot->state) == BTS_SLOT_PENDING &&
+		    READ_ONCE(slot->task) == current &&
+		    READ_ONCE(slot->ctx) == ctx)
+			return cpu;
+	}
+	return -1;
 }
 
-/* Take a PENDING capture over (state BUSY). */
-static bool notrace bts_take_pending(void)
+/* Take a PENDING slot over (state BUSY). */
+static bool notrace bts_take_pending(int cpu)
 {
-	return atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_PENDING,
-			      BTS_CAPTURE_BUSY) == BTS_CAPTURE_PENDING;
+	return atomic_cmpxchg(&bts_slot(cpu)->state, BTS_SLOT_PENDING,
+			      BTS_SLOT_BUSY) == BTS_SLOT_PENDING;
 }
 
-/* Forget the capture this CPU owns (state BUSY); the next is taken. */
-static void notrace bts_capture_drop(void)
+/* Forget slot @cpu, which this CPU owns (BUSY). */
+static void notrace bts_slot_drop(int cpu)
 {
-	int cpu = READ_ONCE(bts_capture_cpu);
+	struct bts_fault_slot *slot = bts_slot(cpu);
 
-	if (cpu >= 0)
-		per_cpu_ptr(&bts_captures, cpu)->valid = false;
-	WRITE_ONCE(bts_capture_cpu, -1);
-	WRITE_ONCE(bts_pending_task, NULL);
-	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
+	WRITE_ONCE(slot->cap.valid, false);
+	WRITE_ONCE(slot->task, NULL);
+	atomic_set(&slot->state, BTS_SLOT_EMPTY);
 }
 
 /*
- * A PENDING capture met a fault: is it finished here? An oops of the
- * context that trapped, or any panic, emits it; the same context trapping
- * again drops it (its trap never completed). Return: the fault was the
- * pending capture's own (nothing more to do for it).
+ * This context's trap is pending in slot @mine and met another fault of
+ * this context: is that fault its outcome? An oops or a panic keeps it
+ * (Return: true, nothing more to do); the same context trapping again,
+ * not nested in the first trap, drops it.
  */
-static bool notrace bts_fault_meets_pending(struct bts_source *src,
+static bool notrace bts_fault_meets_pending(struct bts_source *src, int mine,
 					    enum bts_reason reason,
 					    struct pt_regs *regs)
 {
-	bool mine = bts_pending_is_mine();
-
-	if (reason == BTS_REASON_PANIC || (reason == BTS_REASON_OOPS && mine)) {
-		if (!bts_take_pending())
+	if (reason == BTS_REASON_PANIC || reason == BTS_REASON_OOPS) {
+		if (!bts_take_pending(mine))
 			return false;
-		bts_capture_finish(src, true);
-		return mine || reason == BTS_REASON_PANIC;
+		bts_freeze_this_cpu(src);
+		bts_fault_keep(src, mine, bts_slot(mine)->cap.snap.reason,
+			       true, reason == BTS_REASON_PANIC);
+		return true;
 	}
-	if ((reason == BTS_REASON_BUG || reason == BTS_REASON_GPF) && mine &&
-	    regs && regs->sp >= READ_ONCE(bts_pending_sp) &&
-	    bts_take_pending()) {
+	if (regs && regs->sp >= READ_ONCE(bts_slot(mine)->sp) &&
+	    bts_take_pending(mine)) {
 		atomic64_inc(&bts_dropped_faults);
-		bts_capture_drop();
+		bts_slot_drop(mine);
 	}
+	return false;
+}
+
+/*
+ * This CPU's slot is not free for @reason: count it, or, for a panic, make
+ * do. Return: true when the slot is now this CPU's (BUSY), to be taken.
+ */
+static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
+				   enum bts_reason reason, bool early)
+{
+	int cpu = smp_processor_id();
+
+	/*
+	 * A fault in the kept capture's emit on this CPU: that capture
+	 * cannot complete; keep what it has, so that it can be read and
+	 * cleared.
+	 */
+	if (!early && READ_ONCE(bts_capturing_cpu) == cpu) {
+		WRITE_ONCE(bts_capturing_cpu, -1);
+		atomic_set(&bts_kept_state, BTS_KEPT_HELD);
+	}
+	if (reason == BTS_REASON_PANIC) {
+		/* This CPU's earlier fault led here: it is the panic's. */
+		if (old == BTS_SLOT_HELD) {
+			WRITE_ONCE(bts_panic_cpu, cpu);
+			return false;
+		}
+		/* Interrupted mid-capture, which never resumes: take it over. */
+		if (old == BTS_SLOT_BUSY)
+			return true;
+		/* Another task's trap, preempted here: the panic comes first. */
+		if (old == BTS_SLOT_PENDING &&
+		    atomic_cmpxchg(&slot->state, old, BTS_SLOT_BUSY) == old) {
+			atomic64_inc(&bts_dropped_faults);
+			return true;
+		}
+	}
+	/* A trap is counted once its outcome is known. */
+	if (!early)
+		atomic64_inc(&bts_lost_faults);
 	return false;
 }
 
@@ -980,7 +1137,7 @@ static bool notrace bts_fault_meets_pending(struct bts_source *src,
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC or _GPF
  * @regs:	the faulting context, or NULL
  *
- * See the comment above enum bts_capture_state. Called through
+ * See the comment above enum bts_slot_state. Called through
  * bts_fault_freeze() only while capture is enabled, with IRQs on or off
  * and preemption on or off: nothing here uses the CPU number before IRQs
  * are off.
@@ -989,60 +1146,42 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
 	bool early = reason == BTS_REASON_BUG || reason == BTS_REASON_GPF;
-	struct bts_capture *cap;
+	struct bts_fault_slot *slot;
 	unsigned long flags;
-	int old, cpu;
+	int old, cpu, mine;
 
 	if (!src || reason >= BTS_REASON_MAX)
 		return;
 
 	local_irq_save(flags);
 	cpu = smp_processor_id();
-	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_PENDING &&
-	    bts_fault_meets_pending(src, reason, regs))
+	mine = bts_pending_mine();
+	if (mine >= 0 && bts_fault_meets_pending(src, mine, reason, regs))
 		goto out;
 	if (!(READ_ONCE(bts_capture_reasons) & BIT(reason)))
 		goto out;
-	old = atomic_cmpxchg(&bts_capture_state, BTS_CAPTURE_EMPTY,
-			     BTS_CAPTURE_BUSY);
-	if (old != BTS_CAPTURE_EMPTY) {
-		/*
-		 * A fault in the capture itself (the emit faulted): that
-		 * capture cannot complete; keep what it has, so that it can
-		 * be read and cleared.
-		 */
-		if (old == BTS_CAPTURE_BUSY && !early &&
-		    READ_ONCE(bts_capturing_cpu) == cpu) {
-			WRITE_ONCE(bts_capturing_cpu, -1);
-			atomic_set(&bts_capture_state, BTS_CAPTURE_HELD);
-		}
-		/* A trap is counted once its outcome is known. */
-		if (!early)
-			atomic64_inc(&bts_lost_faults);
+	slot = bts_slot(cpu);
+	old = atomic_cmpxchg(&slot->state, BTS_SLOT_EMPTY, BTS_SLOT_BUSY);
+	if (old != BTS_SLOT_EMPTY && !bts_slot_taken(slot, old, reason, early))
 		goto out;
-	}
 
-	WRITE_ONCE(bts_capture_cpu, cpu);
-	WRITE_ONCE(bts_capture_reason, reason);
-	WRITE_ONCE(bts_capturing_cpu, cpu);
 	bts_freeze_this_cpu(src);
 	/* One slot stays free for bts_mark_fault(). */
-	bts_capture_this_cpu(src, reason, bts_capture_capacity - 1);
-	cap = this_cpu_ptr(&bts_captures);
-	if (cap->valid)
-		bts_mark_fault(cap, reason, regs);
+	bts_capture_this_cpu(src, &slot->cap, reason,
+			     bts_capture_capacity - 1);
+	if (slot->cap.valid)
+		bts_mark_fault(&slot->cap, reason, regs);
 
 	if (early) {
 		/* Not held: the trap may be a WARN, the task may move. */
 		bts_thaw_this_cpu(src);
-		WRITE_ONCE(bts_pending_task, current);
-		WRITE_ONCE(bts_pending_ctx, bts_context());
-		WRITE_ONCE(bts_pending_sp, regs ? regs->sp : 0);
-		WRITE_ONCE(bts_capturing_cpu, -1);
-		atomic_set(&bts_capture_state, BTS_CAPTURE_PENDING);
+		WRITE_ONCE(slot->task, current);
+		WRITE_ONCE(slot->ctx, bts_context());
+		WRITE_ONCE(slot->sp, regs ? regs->sp : 0);
+		atomic_set(&slot->state, BTS_SLOT_PENDING);
 	} else {
-		this_cpu_write(bts_capture_held, true);
-		bts_capture_finish(src, false);
+		bts_fault_keep(src, cpu, reason, true,
+			       reason == BTS_REASON_PANIC);
 	}
 out:
 	local_irq_restore(flags);
@@ -1051,33 +1190,30 @@ out:
 /**
  * __bts_fault_warn_done - the BUG trap this task took was a WARN
  *
- * With capture on WARN the pending capture is kept, relabelled and
+ * With capture on WARN the pending trap is kept, relabelled and
  * emitted; otherwise it is dropped. A WARN that was not captured because
- * a capture was kept counts as lost only with capture on WARN. Any CPU:
- * the task may have moved since the trap.
+ * its CPU had kept a fault counts as lost only with capture on WARN. Any
+ * CPU: the task may have moved since the trap.
  */
 void notrace __bts_fault_warn_done(void)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
 	bool warns = READ_ONCE(bts_capture_reasons) & BIT(BTS_REASON_WARN);
 	unsigned long flags;
-	int cpu;
+	int mine;
 
 	if (!src)
 		return;
 	local_irq_save(flags);
-	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_PENDING &&
-	    bts_pending_is_mine() && bts_take_pending()) {
-		cpu = READ_ONCE(bts_capture_cpu);
-		if (warns && cpu >= 0) {
-			per_cpu_ptr(&bts_captures, cpu)->snap.reason =
-				BTS_REASON_WARN;
-			WRITE_ONCE(bts_capture_reason, BTS_REASON_WARN);
-			bts_capture_finish(src, false);
+	mine = bts_pending_mine();
+	if (mine >= 0 && bts_take_pending(mine)) {
+		if (warns) {
+			bts_freeze_this_cpu(src);
+			bts_fault_keep(src, mine, BTS_REASON_WARN, false, false);
 		} else {
-			bts_capture_drop();
+			bts_slot_drop(mine);
 		}
-	} else if (warns && atomic_read(&bts_capture_state) != BTS_CAPTURE_EMPTY) {
+	} else if (warns) {
 		atomic64_inc(&bts_lost_faults);
 	}
 	local_irq_restore(flags);
@@ -1098,22 +1234,32 @@ static struct notifier_block bts_die_nb = {
 	.priority	= INT_MAX,	/* before ftrace's dump on oops */
 };
 
+static void bts_capture_free(struct bts_capture *cap)
+{
+	kvfree(cap->recs);
+	cap->recs = NULL;
+	cap->valid = false;
+}
+
 /**
  * bts_capture_enable - capture branch history at faults
  * @reasons:	BIT(BTS_REASON_*) of the faults to capture
- * @emit:	called with a CPU whose capture is complete, on the CPU
+ * @emit:	called with a CPU's history when it is taken, on the CPU
  *		that is to write it: each CPU that answered the capture NMI
- *		for its own history (in NMI), the faulting CPU for its own
- *		(and for the trapping CPU's, if the task moved); IRQs off,
- *		NMI-safe rules apply
+ *		for its own context (in NMI), a faulting CPU for its own
+ *		fault (and for the trapping CPU's, if the task moved); IRQs
+ *		off, NMI-safe rules apply
  *
- * Allocates one capture buffer of the armed source's capacity per
- * possible CPU (bounded: 64 KiB per CPU for 2730 records). Process
- * context, with a source armed.
+ * Allocates two buffers of the armed source's capacity per possible CPU,
+ * its fault slot and its context (bounded: 2 x 64 KiB per CPU for 2730
+ * records). Process context, with a source armed.
  *
  * Return: 0, -ENODEV when nothing is armed, -ENOMEM.
  */
-int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu))
+int bts_capture_enable(unsigned int reasons,
+		       void (*emit)(unsigned int cpu,
+				    const struct bts_record *recs,
+				    const struct bts_snapshot *snap))
 {
 	struct bts_source *src = bts_armed_source();
 	unsigned int capacity;
@@ -1124,22 +1270,21 @@ int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu))
 	capacity = src->capacity();
 	bts_capture_disable();
 	if (capacity != bts_capture_capacity) {
-		if (atomic_read(&bts_capture_state) != BTS_CAPTURE_EMPTY)
-			bts_capture_clear();
+		bts_capture_clear();
 		for_each_possible_cpu(cpu) {
-			struct bts_capture *cap = per_cpu_ptr(&bts_captures, cpu);
-
-			kvfree(cap->recs);
-			cap->recs = NULL;
-			cap->valid = false;
+			bts_capture_free(&bts_slot(cpu)->cap);
+			bts_capture_free(per_cpu_ptr(&bts_contexts, cpu));
 		}
 		bts_capture_capacity = 0;
 		for_each_possible_cpu(cpu) {
-			struct bts_capture *cap = per_cpu_ptr(&bts_captures, cpu);
+			struct bts_capture *cap = &bts_slot(cpu)->cap;
+			struct bts_capture *ctx = per_cpu_ptr(&bts_contexts, cpu);
 
 			cap->recs = kvcalloc(capacity, sizeof(*cap->recs),
 					     GFP_KERNEL);
-			if (!cap->recs)
+			ctx->recs = kvcalloc(capacity, sizeof(*ctx->recs),
+					     GFP_KERNEL);
+			if (!cap->recs || !ctx->recs)
 				return -ENOMEM;
 		}
 		bts_capture_capacity = capacity;
@@ -1190,24 +1335,60 @@ void bts_capture_disable(void)
  * @recs:	set to its records (valid until bts_capture_clear())
  * @snap:	filled in
  *
- * Also called by the emit callback while the capture is being taken.
+ * Its own fault when it has kept one, else its history at the kept
+ * capture's fault. Any context, the panic path included: no lock.
  *
  * Return: true when the CPU has a capture.
  */
-bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
-		     struct bts_snapshot *snap)
+bool notrace bts_capture_get(unsigned int cpu, const struct bts_record **recs,
+			     struct bts_snapshot *snap)
 {
-	struct bts_capture *cap = per_cpu_ptr(&bts_captures, cpu);
+	struct bts_fault_slot *slot = bts_slot(cpu);
+	struct bts_capture *cap = &slot->cap;
 
-	if (atomic_read(&bts_capture_state) == BTS_CAPTURE_EMPTY || !cap->valid)
-		return false;
+	if (atomic_read(&slot->state) != BTS_SLOT_HELD ||
+	    !READ_ONCE(cap->valid)) {
+		cap = per_cpu_ptr(&bts_contexts, cpu);
+		if (atomic_read(&bts_kept_state) == BTS_KEPT_EMPTY ||
+		    !READ_ONCE(cap->valid))
+			return false;
+	}
+	smp_rmb();	/* the valid flag before the copy */
 	*recs = cap->recs;
 	*snap = cap->snap;
 	return true;
 }
 
 /**
- * bts_capture_lost - faults seen while a capture was kept
+ * bts_capture_fault - a CPU's own fault
+ * @cpu:	a possible CPU
+ * @reason:	set to its reason
+ *
+ * Return: BTS_FAULT_KEPT when @cpu keeps a fault of its own,
+ * BTS_FAULT_PENDING when a trap on it waits for its outcome (a BUG or #GP
+ * whose oops or WARN has not come yet), else BTS_FAULT_NONE.
+ */
+enum bts_fault_state bts_capture_fault(unsigned int cpu,
+				       enum bts_reason *reason)
+{
+	struct bts_fault_slot *slot = bts_slot(cpu);
+
+	switch (atomic_read(&slot->state)) {
+	case BTS_SLOT_HELD:
+		if (!READ_ONCE(slot->cap.valid))
+			return BTS_FAULT_NONE;
+		*reason = slot->cap.snap.reason;
+		return BTS_FAULT_KEPT;
+	case BTS_SLOT_PENDING:
+		*reason = slot->cap.snap.reason;
+		return BTS_FAULT_PENDING;
+	default:
+		return BTS_FAULT_NONE;
+	}
+}
+
+/**
+ * bts_capture_lost - faults seen but not kept (their CPU had kept one)
  */
 u64 bts_capture_lost(void)
 {
@@ -1219,7 +1400,7 @@ u64 bts_capture_lost(void)
  *
  * A BUG or #GP trap captured early whose oops never came (a debugger
  * took the trap and returned): dropped when the same context trapped
- * again.
+ * again, or when a panic on its CPU needed the slot.
  */
 u64 bts_capture_dropped(void)
 {
@@ -1227,32 +1408,66 @@ u64 bts_capture_dropped(void)
 }
 
 /**
- * bts_capture_status - what was captured
- * @cpu:	set to the faulting CPU, or -1
+ * bts_capture_status - the kept capture: the first fault
+ * @cpu:	set to the CPU whose fault it is, or -1
  * @reason:	set to its reason
- * @pending:	set to true while the capture waits for its trap to end
- *		(a BUG or #GP whose oops or WARN has not come yet)
+ * @pending:	set to true when there is none yet but a trap was captured
+ *		and waits for its outcome (then @cpu and @reason are that
+ *		trap's)
  *
- * Return: true when a capture is kept.
+ * Return: true when a capture is kept, or a trap is pending.
  */
-bool bts_capture_status(int *cpu, enum bts_reason *reason, bool *pending)
+bool notrace bts_capture_status(int *cpu, enum bts_reason *reason,
+				bool *pending)
 {
-	int state = atomic_read(&bts_capture_state);
+	int c;
 
-	*cpu = READ_ONCE(bts_capture_cpu);
-	if ((state != BTS_CAPTURE_HELD && state != BTS_CAPTURE_PENDING) ||
-	    *cpu < 0)
-		return false;
-	*reason = READ_ONCE(bts_capture_reason);
-	*pending = state == BTS_CAPTURE_PENDING;
-	return true;
+	*pending = false;
+	*cpu = READ_ONCE(bts_kept_cpu);
+	if (atomic_read(&bts_kept_state) != BTS_KEPT_EMPTY && *cpu >= 0) {
+		*reason = READ_ONCE(bts_kept_reason);
+		return true;
+	}
+	for_each_possible_cpu(c)
+		if (bts_capture_fault(c, reason) == BTS_FAULT_PENDING) {
+			*cpu = c;
+			*pending = true;
+			return true;
+		}
+	*cpu = -1;
+	return false;
+}
+
+/**
+ * bts_capture_first - whose capture a panic writes first
+ * @reason:	set to its reason
+ *
+ * For the persistent region and the kdump table: the panic's history
+ * when a panic was captured (see the comment above enum bts_slot_state),
+ * else the kept capture's fault. Any context: no lock.
+ *
+ * Return: that CPU, or -1 when there is none.
+ */
+int notrace bts_capture_first(enum bts_reason *reason)
+{
+	int cpu = READ_ONCE(bts_panic_cpu);
+	bool pending;
+
+	if (cpu >= 0 && bts_capture_fault(cpu, reason) == BTS_FAULT_KEPT)
+		return cpu;
+	if (bts_capture_status(&cpu, reason, &pending) && !pending)
+		return cpu;
+	return -1;
 }
 
 static void bts_release_held_ipi(void *info)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
+	int cpu = smp_processor_id();
 
-	if (this_cpu_read(bts_capture_held)) {
+	/* Still held for a fault that came after the clear began: keep it. */
+	if (this_cpu_read(bts_capture_held) &&
+	    atomic_read(&bts_slot(cpu)->state) != BTS_SLOT_HELD) {
 		this_cpu_write(bts_capture_held, false);
 		if (src)
 			bts_thaw_this_cpu(src);
@@ -1260,38 +1475,49 @@ static void bts_release_held_ipi(void *info)
 }
 
 /**
- * bts_capture_clear - forget the capture; the next fault is taken
+ * bts_capture_clear - forget the captures; the next faults are taken
  *
- * Takes the capture over first (as a faulting CPU would), so that a
- * fault on another CPU meanwhile either completes before or is counted.
- * The CPU that held the fault records again. Process context.
+ * Takes the kept capture over first (as a faulting CPU would), then each
+ * CPU's fault: a fault on another CPU meanwhile is either taken before
+ * and cleared, or kept after, or (on a CPU whose fault is being cleared)
+ * counted. The CPUs held for a fault record again. Process context.
  *
  * Return: 0, or -EBUSY while a capture is being taken (nothing changed).
  */
 int bts_capture_clear(void)
 {
-	int cpu, state = atomic_read(&bts_capture_state);
+	int cpu, state = atomic_read(&bts_kept_state);
 
-	if (state == BTS_CAPTURE_EMPTY)
-		return 0;
-	if (state == BTS_CAPTURE_BUSY ||
-	    atomic_cmpxchg(&bts_capture_state, state,
-			   BTS_CAPTURE_BUSY) != state)
+	if (state == BTS_KEPT_BUSY ||
+	    atomic_cmpxchg(&bts_kept_state, state, BTS_KEPT_BUSY) != state)
 		return -EBUSY;
 	/*
-	 * The counts end with the capture they were counted against: a
+	 * The counts end with the captures they were counted against: a
 	 * fault from here on (one during the thaws below included) is
-	 * neither captured nor forgotten, but counted for after the clear.
+	 * kept, or counted for after the clear.
 	 */
 	atomic64_set(&bts_lost_faults, 0);
 	atomic64_set(&bts_dropped_faults, 0);
+	cpumask_clear(&bts_clearing);
+	for_each_possible_cpu(cpu) {
+		atomic_t *s = &bts_slot(cpu)->state;
+
+		if (atomic_cmpxchg(s, BTS_SLOT_HELD, BTS_SLOT_BUSY) ==
+		    BTS_SLOT_HELD ||
+		    atomic_cmpxchg(s, BTS_SLOT_PENDING, BTS_SLOT_BUSY) ==
+		    BTS_SLOT_PENDING)
+			cpumask_set_cpu(cpu, &bts_clearing);
+	}
+	/* Also waits for any CPU still emitting with IRQs off. */
 	cpus_read_lock();
 	on_each_cpu(bts_release_held_ipi, NULL, 1);
 	cpus_read_unlock();
 	for_each_possible_cpu(cpu)
-		per_cpu(bts_captures, cpu).valid = false;
-	WRITE_ONCE(bts_capture_cpu, -1);
-	WRITE_ONCE(bts_pending_task, NULL);
-	atomic_set(&bts_capture_state, BTS_CAPTURE_EMPTY);
+		WRITE_ONCE(per_cpu(bts_contexts, cpu).valid, false);
+	WRITE_ONCE(bts_kept_cpu, -1);
+	WRITE_ONCE(bts_panic_cpu, -1);
+	for_each_cpu(cpu, &bts_clearing)
+		bts_slot_drop(cpu);
+	atomic_set(&bts_kept_state, BTS_KEPT_EMPTY);
 	return 0;
 }

@@ -35,12 +35,25 @@ struct bts_capture {
 u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
 u32 bts_find_panic_record(const struct bts_record *recs, unsigned int count);
 u64 bts_exception_entry(unsigned int vector);
-int bts_capture_enable(unsigned int reasons, void (*emit)(unsigned int cpu));
+/* What a CPU's own fault is: see bts_capture_fault(). */
+enum bts_fault_state {
+	BTS_FAULT_NONE,
+	BTS_FAULT_PENDING,
+	BTS_FAULT_KEPT,
+};
+
+int bts_capture_enable(unsigned int reasons,
+		       void (*emit)(unsigned int cpu,
+				    const struct bts_record *recs,
+				    const struct bts_snapshot *snap));
 void bts_capture_set_reasons(unsigned int reasons);
 void bts_capture_disable(void);
 bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 		     struct bts_snapshot *snap);
 bool bts_capture_status(int *cpu, enum bts_reason *reason, bool *pending);
+enum bts_fault_state bts_capture_fault(unsigned int cpu,
+				       enum bts_reason *reason);
+int bts_capture_first(enum bts_reason *reason);
 u64 bts_capture_lost(void);
 u64 bts_capture_dropped(void);
 int bts_capture_clear(void);

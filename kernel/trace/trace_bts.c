@@ -191,14 +191,15 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 /* Entries of the kept capture the ring buffer did not take. */
 static atomic64_t bts_capture_unwritten;
 
-static void notrace bts_emit_capture(unsigned int cpu)
+static void notrace bts_emit_capture(unsigned int cpu,
+				     const struct bts_record *recs,
+				     const struct bts_snapshot *capsnap)
 {
 	struct trace_array *tr = READ_ONCE(bts_trace);
-	const struct bts_record *recs;
-	struct bts_snapshot snap;
+	struct bts_snapshot snap = *capsnap;
 	unsigned int skip;
 
-	if (!tr || !bts_capture_get(cpu, &recs, &snap))
+	if (!tr)
 		return;
 	/* The newest nr_records; the capture files hold all. */
 	skip = snap.count > bts_nr_records ? snap.count - bts_nr_records : 0;
@@ -272,6 +273,8 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
  * @gaps:	ftrace:bts_gap entries written
  * @src_lost:	of @lost, those the source lost (a full hardware buffer
  *		counts one: how many the CPU dropped is unknowable)
+ * @refused:	bts_dump triggers refused in NMI context (see
+ *		bts_trigger_dump())
  * @busy:	this CPU is writing (IRQs off): an NMI's records are lost
  */
 struct bts_stream_cpu {
@@ -281,8 +284,12 @@ struct bts_stream_cpu {
 	local_t pending;
 	local_t gaps;
 	local_t src_lost;
+	local_t refused;
 	int busy;
 };
+
+/* Armed in stream mode: the sink is set. Read by triggers, in any context. */
+static bool bts_streaming;
 
 static DEFINE_PER_CPU(struct bts_stream_cpu, bts_stream_cpus);
 
@@ -398,6 +405,7 @@ static void bts_stream_reset(void)
 		local_set(&sc->pending, 0);
 		local_set(&sc->gaps, 0);
 		local_set(&sc->src_lost, 0);
+		local_set(&sc->refused, 0);
 		sc->busy = 0;
 	}
 }
@@ -460,6 +468,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		bts_set_stream_sink(NULL);
 		return ret;
 	}
+	WRITE_ONCE(bts_streaming, opts & BTS_OPT_STREAM);
 	pr_info("recording with source %s (%u records per CPU%s)\n",
 		src->name, src->capacity(),
 		(opts & BTS_OPT_STREAM) ? ", streaming" : "");
@@ -471,6 +480,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 
 static void bts_stop_recording(void)
 {
+	WRITE_ONCE(bts_streaming, false);
 	bts_capture_disable();
 	bts_disarm();
 	/* After the disarm: no source calls bts_stream_emit() any more. */
@@ -649,14 +659,14 @@ static int bts_stream_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_puts(m, "# cpu records written lost gaps source_lost\n");
+	seq_puts(m, "# cpu records written lost gaps source_lost nmi_dumps_refused\n");
 	for_each_possible_cpu(cpu) {
 		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
 
-		seq_printf(m, "%d %ld %ld %ld %ld %ld\n", cpu,
+		seq_printf(m, "%d %ld %ld %ld %ld %ld %ld\n", cpu,
 			   local_read(&sc->seq), local_read(&sc->written),
 			   local_read(&sc->lost), local_read(&sc->gaps),
-			   local_read(&sc->src_lost));
+			   local_read(&sc->src_lost), local_read(&sc->refused));
 	}
 	return 0;
 }
@@ -811,20 +821,35 @@ static const char * const bts_reason_names[] = {
 static int bts_capture_show(struct seq_file *m, void *v)
 {
 	enum bts_reason reason;
+	int cpu, kept, c;
 	bool pending;
-	int cpu;
 
-	if (bts_capture_status(&cpu, &reason, &pending))
-		seq_printf(m, "%s on cpu %d%s, later faults not kept: %llu\n",
-			   bts_reason_names[reason], cpu,
-			   pending ? " (pending: its trap has not ended)" : "",
-			   bts_capture_lost());
+	if (bts_capture_status(&cpu, &reason, &pending) && !pending)
+		seq_printf(m, "%s on cpu %d, later faults not kept: %llu\n",
+			   bts_reason_names[reason], cpu, bts_capture_lost());
 	else if (bts_capture_lost())
 		/* they came while the last capture was being cleared */
 		seq_printf(m, "none, faults not kept during the last clear: %llu\n",
 			   bts_capture_lost());
 	else
 		seq_puts(m, "none\n");
+	/* Each CPU's own fault, kept on that CPU, or its trap pending. */
+	kept = pending ? -1 : cpu;
+	for_each_possible_cpu(c) {
+		switch (bts_capture_fault(c, &reason)) {
+		case BTS_FAULT_KEPT:
+			if (c != kept)
+				seq_printf(m, "cpu %d: %s, kept in per_cpu/cpu%d/capture\n",
+					   c, bts_reason_names[reason], c);
+			break;
+		case BTS_FAULT_PENDING:
+			seq_printf(m, "cpu %d: %s (pending: its trap has not ended)\n",
+				   c, bts_reason_names[reason]);
+			break;
+		default:
+			break;
+		}
+	}
 	if (bts_capture_dropped())
 		seq_printf(m, "dropped: %llu (traps that never ended in an oops or WARN)\n",
 			   bts_capture_dropped());
@@ -1257,9 +1282,15 @@ out:
  * The CPU stays frozen while the entries are written: the dump's own
  * ring-buffer writes (thousands of branches) are not recorded. So a
  * trigger adds to the history only the branches from its entry here to
- * the freeze and from the thaw back, and in NMI context it cannot fill
- * the stream's buffer past the threshold and raise the next BTS
- * interrupt, whose NMI would fire the trigger again.
+ * the freeze and from the thaw back.
+ *
+ * In stream mode a trigger that fires in NMI context is refused, and
+ * counted in bts/stream: every branch reaches the ring buffer through the
+ * stream already, and the branches of a trigger's path, once per NMI
+ * handler, would take much of the room below the BTS interrupt's
+ * threshold in every NMI (the next interrupt would come after a few
+ * hundred branches of the interrupted code, or, on a debug kernel, from
+ * within the NMI itself).
  *
  * Return: true when it wrote (some of) the history into @tr's buffer.
  */
@@ -1274,6 +1305,10 @@ bool notrace bts_trigger_dump(struct trace_array *tr)
 	local_irq_save(flags);
 	if (this_cpu_inc_return(bts_trigger_busy) != 1)
 		goto out;
+	if (in_nmi() && READ_ONCE(bts_streaming)) {
+		local_inc(&this_cpu_ptr(&bts_stream_cpus)->refused);
+		goto out;
+	}
 	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
 	src = bts_armed_source();
 	if (!room || !src)

@@ -589,7 +589,8 @@ static void fault_record_absent_is_u32_max(struct kunit *test)
  */
 static unsigned int emitted, nmi_emitted;
 
-static void count_emit(unsigned int cpu)
+static void count_emit(unsigned int cpu, const struct bts_record *recs,
+		       const struct bts_snapshot *snap)
 {
 	if (cpu != raw_smp_processor_id())
 		return;
@@ -600,7 +601,9 @@ static void count_emit(unsigned int cpu)
 }
 
 static void capture_start_emit(struct kunit *test, unsigned int reasons,
-			       void (*emit)(unsigned int cpu))
+			       void (*emit)(unsigned int cpu,
+					    const struct bts_record *recs,
+					    const struct bts_snapshot *snap))
 {
 	emitted = 0;
 	nmi_emitted = 0;
@@ -705,6 +708,7 @@ static void capture_second_fault_is_counted_not_kept(struct kunit *test)
 {
 	const struct bts_record *recs;
 	struct bts_snapshot snap;
+	enum bts_reason reason;
 	int cpu;
 
 	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_PANIC));
@@ -713,17 +717,25 @@ static void capture_second_fault_is_counted_not_kept(struct kunit *test)
 	cpu = smp_processor_id();
 	fault_freeze(BTS_REASON_OOPS);
 	fake.recorded = 9;
-	fault_freeze(BTS_REASON_PANIC);		/* nested, same CPU */
+	fault_freeze(BTS_REASON_OOPS);		/* nested, same CPU */
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, emitted, 1);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
 	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
 	KUNIT_EXPECT_EQ(test, snap.count, 3);
 	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+	/* panic_on_oops: the panic's history is the oops this CPU kept */
+	fault_freeze(BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
 	bts_capture_clear();
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), -1);
 	fault_freeze(BTS_REASON_PANIC);		/* cleared: taken again */
 	KUNIT_EXPECT_EQ(test, emitted, 2);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
 }
 
 static void fault_freeze_ipi(void *info)
@@ -731,11 +743,13 @@ static void fault_freeze_ipi(void *info)
 	bts_fault_freeze(BTS_REASON_OOPS, NULL);
 }
 
-static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
+static void capture_concurrent_faults_are_each_kept(struct kunit *test)
 {
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
 	enum bts_reason reason;
 	bool pending;
-	int cpu;
+	int cpu, c;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two online CPUs");
@@ -743,10 +757,23 @@ static void capture_concurrent_faults_keep_exactly_one(struct kunit *test)
 	fake.recorded = 4;
 	/* every CPU faults at once, IRQs off, as two oopsing CPUs would */
 	on_each_cpu(fault_freeze_ipi, NULL, 1);
-	KUNIT_EXPECT_EQ(test, emitted, 1);
-	KUNIT_EXPECT_EQ(test, bts_capture_lost(), num_online_cpus() - 1);
+	/* one is the kept capture; none waited for it, none was lost */
+	KUNIT_EXPECT_EQ(test, emitted, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	KUNIT_EXPECT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	for_each_online_cpu(c) {
+		KUNIT_EXPECT_EQ(test, bts_capture_fault(c, &reason),
+				BTS_FAULT_KEPT);
+		KUNIT_ASSERT_TRUE(test, bts_capture_get(c, &recs, &snap));
+		KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+		KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, c));
+	}
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+	for_each_online_cpu(c)
+		KUNIT_EXPECT_EQ(test, bts_capture_fault(c, &reason),
+				BTS_FAULT_NONE);
 }
 
 static void capture_later_gpf_and_its_oops_count_once(struct kunit *test)
@@ -1062,7 +1089,8 @@ static struct {
 	u64 lost;
 } nested;
 
-static void emit_that_faults(unsigned int cpu)
+static void emit_that_faults(unsigned int cpu, const struct bts_record *recs,
+			     const struct bts_snapshot *snap)
 {
 	enum bts_reason reason;
 	int owner;
@@ -1202,6 +1230,125 @@ static void capture_late_nmi_is_claimed(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, per_cpu(fake_frozen, late.cpu));
 }
 
+/*
+ * Captures never block each other (issue 22, defect 3): a fault on one
+ * CPU is captured on that CPU whatever another CPU is doing.
+ */
+static void fault_on_ipi(void *info)
+{
+	bts_fault_freeze((enum bts_reason)(unsigned long)info, NULL);
+}
+
+static void pin_to_first_cpu(struct kunit *test)
+{
+	const struct cpumask *first = cpumask_of(cpumask_first(cpu_online_mask));
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, first), 0);
+}
+
+/* @reason on another online CPU than this (pinned) one; -1 if none */
+static int fault_on_other_cpu(enum bts_reason reason)
+{
+	int other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+
+	if (other >= nr_cpu_ids)
+		return -1;
+	smp_call_function_single(other, fault_on_ipi,
+				 (void *)(unsigned long)reason, 1);
+	return other;
+}
+
+static void capture_oops_while_another_cpu_traps_is_kept(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	int self, other;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 6;
+	/* this task is inside report_bug(): its trap is pending */
+	pin_to_first_cpu(test);
+	self = raw_smp_processor_id();
+	bts_fault_freeze(BTS_REASON_BUG, NULL);
+	other = fault_on_other_cpu(BTS_REASON_OOPS);
+	bts_fault_warn_done();		/* it was a WARN: dropped */
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	if (other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(other, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, snap.count, 6);
+	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, other));
+	KUNIT_EXPECT_FALSE(test, per_cpu(fake_frozen, self));
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+}
+
+static void capture_panic_meeting_another_cpus_trap_is_the_panics(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	bool pending;
+	int cpu, other;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_PANIC));
+	fake.recorded = 4;
+	pin_to_first_cpu(test);
+	bts_fault_freeze(BTS_REASON_BUG, NULL);	/* a WARN in report_bug() */
+	other = fault_on_other_cpu(BTS_REASON_PANIC);
+	bts_fault_warn_done();
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	if (other < 0)
+		kunit_skip(test, "needs two online CPUs");
+	/* what a panic persists and indexes: the panicking CPU's history */
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, cpu, other);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(other, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+}
+
+/* A panic on a CPU that answers another CPU's capture NMI (BUSY). */
+static struct {
+	int cpu;
+	bool ran;
+} busy;
+
+static void emit_then_panic(unsigned int cpu, const struct bts_record *recs,
+			    const struct bts_snapshot *snap)
+{
+	count_emit(cpu, recs, snap);
+	if (!in_nmi() || busy.ran)
+		return;
+	busy.ran = true;
+	busy.cpu = raw_smp_processor_id();
+	bts_fault_freeze(BTS_REASON_PANIC, NULL);
+}
+
+static void capture_panic_while_another_cpu_captures_is_kept(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	memset(&busy, 0, sizeof(busy));
+	capture_start_emit(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_PANIC),
+			   emit_then_panic);
+	fake.recorded = 5;
+	fault_freeze(BTS_REASON_OOPS);
+	KUNIT_ASSERT_TRUE(test, busy.ran);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(busy.cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+	/* the panicking CPU stays frozen, as a panic's does */
+	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, busy.cpu));
+}
+
 /* ---- the tracer's dump header --------------------------------------- */
 
 static void header_describes_the_snapshot(struct kunit *test)
@@ -1275,7 +1422,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
-	KUNIT_CASE(capture_concurrent_faults_keep_exactly_one),
+	KUNIT_CASE(capture_concurrent_faults_are_each_kept),
 	KUNIT_CASE(capture_later_gpf_and_its_oops_count_once),
 	KUNIT_CASE(capture_bug_waits_for_oops_to_emit),
 	KUNIT_CASE(capture_warn_is_dropped_without_the_option),
@@ -1293,6 +1440,9 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_trap_that_never_ended_is_dropped_and_counted),
 	KUNIT_CASE(capture_fault_in_the_emit_leaves_it_held),
 	KUNIT_CASE(capture_fault_during_the_clear_is_counted),
+	KUNIT_CASE(capture_oops_while_another_cpu_traps_is_kept),
+	KUNIT_CASE(capture_panic_meeting_another_cpus_trap_is_the_panics),
+	KUNIT_CASE(capture_panic_while_another_cpu_captures_is_kept),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}
 };

@@ -5,8 +5,8 @@
  *
  * With "reserve_mem=SIZE:4096:LABEL bts.persist=LABEL" (or, for a range
  * that KASLR cannot move, "memmap=SIZE$START bts.persist=START:SIZE") on
- * the command line, a panic writes the kept capture (every CPU's history
- * that was captured, the faulting CPU's first) into that reserved region,
+ * the command line, a panic writes every CPU's captured history, the
+ * panic's first (see bts_capture_first()), into that reserved region,
  * from a panic notifier, after the other CPUs have stopped. The next boot of the
  * same kernel build finds it, checks it (magic, version, sizes, CRC32,
  * build ID), copies it out, clears the region, and shows it under
@@ -277,8 +277,9 @@ static bool bts_persist_put(void *region, u32 i, unsigned int cpu)
 }
 
 /*
- * The panic notifier: the kept capture into the region. The panicking
- * CPU alone runs, IRQs off (other CPUs stopped): no lock, no allocation.
+ * The panic notifier: every CPU's capture into the region, the panic's
+ * first. The panicking CPU alone runs, IRQs off (other CPUs stopped): no
+ * lock, no allocation, no wait.
  */
 static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 			     void *data)
@@ -286,10 +287,12 @@ static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 	struct bts_persist_head *h = bts_persist_region;
 	enum bts_reason reason;
 	int fault_cpu, cpu;
-	bool pending;
 	u32 n = 0;
 
-	if (!h || !bts_capture_status(&fault_cpu, &reason, &pending))
+	if (!h)
+		return NOTIFY_DONE;
+	fault_cpu = bts_capture_first(&reason);
+	if (fault_cpu < 0)
 		return NOTIFY_DONE;
 	memset(h, 0, sizeof(*h));
 	if (bts_persist_put(h, n, fault_cpu))
@@ -654,13 +657,13 @@ void notrace __bts_crash_save(void)
 	struct bts_vmcore_table *t = bts_vmcore;
 	enum bts_reason reason = BTS_REASON_DUMP;
 	int fault_cpu, cpu;
-	bool pending;
 	u32 n = 0;
 
 	if (!t)
 		return;
 	memset(t->magic, 0, sizeof(t->magic));
-	if (bts_capture_status(&fault_cpu, &reason, &pending)) {
+	fault_cpu = bts_capture_first(&reason);
+	if (fault_cpu >= 0) {
 		if (bts_vmcore_put(n, fault_cpu))
 			n++;
 		for_each_possible_cpu(cpu)
@@ -668,7 +671,7 @@ void notrace __bts_crash_save(void)
 			    bts_vmcore_put(n, cpu))
 				n++;
 	} else {
-		fault_cpu = -1;
+		reason = BTS_REASON_DUMP;
 	}
 	t->nr_written = n;
 	t->reason = reason;

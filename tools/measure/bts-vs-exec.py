@@ -225,7 +225,18 @@ def records(path):
         raise RuntimeError('%s: not a bts dump' % path)
     hsize, rsize = struct.unpack_from('<HH', d, 10)
     count = struct.unpack_from('<I', d, 20)[0]
-    return [struct.unpack_from('<QQQ', d, hsize + i * rsize)[:2] for i in range(count)]
+    return [struct.unpack_from('<QQQ', d, hsize + i * rsize) for i in range(count)]
+
+
+# Set by bts when user branches are off and it cleared a record's user
+# half (include/linux/bts.h): the return to user mode keeps its kernel
+# source, its user-space target reads 0.
+BTS_FLAG_USER_CLEARED = 1 << 61
+
+
+def kernel_only(branch):
+    """A branch as bts keeps it with user branches off: user halves 0."""
+    return tuple(addr if addr >> 63 else 0 for addr in branch)
 
 
 def compare(a):
@@ -249,8 +260,12 @@ def compare(a):
         n = min(len(r), len(der))
         mism = []
         for k in range(1, n + 1):
-            got, want = r[-k], der[-k][:2]
-            if got != want:
+            got, flags, want = r[-k][:2], r[-k][2], der[-k][:2]
+            # the guest records kernel branches only: a branch to or from
+            # user mode has its user half cleared, and is flagged so
+            cleared = kernel_only(want) != want
+            want = kernel_only(want)
+            if got != want or bool(flags & BTS_FLAG_USER_CLEARED) != cleared:
                 mism.append((len(r) - k, got, want, der[-k][2]))
         total += n
         bad += len(mism)

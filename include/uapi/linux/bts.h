@@ -91,7 +91,7 @@ struct bts_dump_header {
 #define BTS_VMCORE_PAGES	17
 
 /**
- * struct bts_vmcore_table - the crash dump's index of the kept capture (48 bytes)
+ * struct bts_vmcore_table - the crash dump's index of the captures (48 bytes)
  * @magic:	"BTSCORE\0", written last on the crash path
  * @version:	BTS_VMCORE_VERSION
  * @table_size:	sizeof(struct bts_vmcore_table); the slots start here
@@ -99,8 +99,9 @@ struct bts_dump_header {
  * @nr_slots:	slots that follow (the crashed kernel's nr_cpu_ids)
  * @nr_written:	slots filled, the faulting CPU's first; 0: no capture kept
  * @page_size:	the crashed kernel's PAGE_SIZE
- * @reason:	why the kept capture was taken (as bts_dump_header.reason)
- * @fault_cpu:	the CPU it was taken on, or -1
+ * @reason:	why the first slot's history, the panic's, was taken (as
+ *		bts_dump_header.reason)
+ * @fault_cpu:	the CPU whose history that is, or -1
  * @reserved:	zero
  */
 struct bts_vmcore_table {

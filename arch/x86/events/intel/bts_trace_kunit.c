@@ -1253,21 +1253,31 @@ static void intel_bts_stream_pmi_drains_every_record_in_order(struct kunit *test
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
 }
 
-static void intel_bts_stream_bts_stays_off_until_the_last_handler(struct kunit *test)
+/*
+ * The BTS interrupt of a buffer at the threshold, through perf's handler:
+ * the entry hook drains it and leaves BTS off, the rest of the NMI is not
+ * recorded, and the exit hook (after perf's ack) starts BTS again.
+ */
+static void expect_pmi_off_then_on(struct kunit *test, struct intel_bts_test *t)
 {
-	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
-
-	model_run(0, MODEL_THR);
 	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
 	expect_emitted(test, MODEL_THR, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
 			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
-	/* the NMI handlers in between: not recorded, cannot refill it */
 	model_run(100, 3 * MODEL_NR);
 	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
 	model->lvtpc_masked = false;
 	model_pmi_exit(t);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+}
+
+static void intel_bts_stream_bts_stays_off_until_the_last_handler(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model_run(0, MODEL_THR);
+	/* the rest of perf's handler: not recorded, cannot refill it */
+	expect_pmi_off_then_on(test, t);
 	/* once only, and not for an NMI that was not the interrupt */
 	KUNIT_EXPECT_FALSE(test, model_nmi(t));
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
@@ -1361,17 +1371,6 @@ static void intel_bts_stream_thaw_leaves_the_drain_to_the_pmi(struct kunit *test
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
 }
 
-/* A dump in NMI context reached from the drain's own ring-buffer write. */
-static struct intel_bts_test *nested_victim;
-
-static void model_nested_freeze_thaw(void)
-{
-	struct bts_record out[MODEL_NR];
-	enum bts_window w;
-
-	model_read(nested_victim, out, MODEL_NR, &w);
-}
-
 /*
  * A freeze and thaw nested in the interrupt's drain (the emit callback
  * writes the ring buffer; a trigger or function probe there dumps): the
@@ -1383,20 +1382,12 @@ static void intel_bts_stream_nested_freeze_in_emit_keeps_bts_off(struct kunit *t
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
 	model_run(0, MODEL_THR);
-	nested_victim = t;
-	model->emit_nested = model_nested_freeze_thaw;
+	/* a dump reached from the drain's own ring-buffer write */
+	nmi_victim = t;
+	model->emit_nested = model_capture_nmi;
 	model->pmi_pending = false;
-	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
+	expect_pmi_off_then_on(test, t);
 	KUNIT_EXPECT_NULL(test, model->emit_nested);	/* it did run */
-	expect_emitted(test, MODEL_THR, 0);
-	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
-			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
-	/* the rest of the NMI is not recorded */
-	model_run(100, 3 * MODEL_NR);
-	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
-	model->lvtpc_masked = false;
-	model_pmi_exit(t);
-	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
 	model_branch_nmi(t, MODEL_THR);
 	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR);
 	KUNIT_EXPECT_EQ(test, model->dropped, 0);

@@ -1,22 +1,25 @@
 #!/bin/sh
 # A bts_dump trigger on an event that fires in NMI context
 # (nmi:nmi_handler, after each NMI handler), in ring and in stream mode,
-# while a workload runs on CPU 1: the machine keeps going, every NMI is
-# claimed, and the dumps are there.
+# while a workload runs on CPU 1: the machine keeps going and every NMI
+# is claimed. In ring mode the trigger dumps; in stream mode it is
+# refused and counted (bts/stream's nmi_dumps_refused).
 #
 # In stream mode every BTS interrupt is an NMI, and each NMI fires the
 # trigger once per NMI handler. A dump written with BTS recording adds
 # thousands of branches (its own ring-buffer writes): more than the
 # interrupt threshold, so the next interrupt was raised before the NMI
-# ended, and its NMI dumped again: the guest hung (issue 22). A trigger
-# dump now holds the CPU frozen while it writes.
+# ended, and its NMI dumped again: the guest hung (issue 22). Frozen while
+# it writes, a trigger still takes some hundreds of branches per handler
+# of every NMI: the workload would crawl, hence the refusal.
 # bts-boot: own
+# bts-expect: backtrace
 # bts-timeout: 1200
 # bts-machines: hw
 . ./lib.sh
+log0=$(dmesg | wc -l)
 E=$T/events/nmi/nmi_handler
 N=100
-RUNS=1500
 # see 16-stream: a TCG artifact, the "took too long" message from NMI
 echo 10000000000 > /sys/kernel/debug/x86/nmi_longest_ns
 nmis() { awk '$1 == "NMI:" { print $3 }' /proc/interrupts; }
@@ -32,6 +35,10 @@ for mode in ring stream; do
 	echo 1 > $E/enable
 	echo > $T/trace
 	nmi0=$(nmis)
+	# the issue's 1500 in ring mode; stream mode slows the workload
+	# several times over (bts-intel.rst), and 300 make thousands of NMIs
+	RUNS=1500
+	[ $mode = stream ] && RUNS=300
 	i=0
 	while [ $i -lt $RUNS ]; do
 		taskset 2 cat /proc/version > /dev/null
@@ -46,9 +53,16 @@ for mode in ring stream; do
 	cat $T/trace > /tmp/n.txt
 	ok "$mode: $RUNS runs of cat on CPU 1 finished with a bts_dump trigger on nmi_handler"
 	d=$(bts_entries /tmp/n.txt | grep ' cpu=1 ' | grep -c " 0/$N ")
-	diag "$mode: CPU 1 took $nmi NMIs; $d dumps of CPU 1 in the ring buffer"
-	[ "$nmi" -gt 0 ] && [ "$d" -gt 0 ] && ok "$mode: the trigger dumped from NMI context" ||
-		not_ok "$mode: the trigger dumped from NMI context ($nmi NMIs, $d dumps)"
+	r=$(awk '$1 == 1 { print $7 }' $B/stream)
+	diag "$mode: CPU 1 took $nmi NMIs; $d dumps of CPU 1 in the ring buffer, $r refused"
+	if [ $mode = ring ]; then
+		[ "$nmi" -gt 0 ] && [ "$d" -gt 0 ] && ok "ring: the trigger dumped from NMI context" ||
+			not_ok "ring: the trigger dumped from NMI context ($nmi NMIs, $d dumps)"
+	else
+		[ "$nmi" -gt 0 ] && [ "$d" -eq 0 ] && [ "$r" -gt 0 ] &&
+			ok "stream: the trigger was refused in NMI context, and counted" ||
+			not_ok "stream: the trigger was refused in NMI context, and counted ($nmi NMIs, $d dumps, $r refused)"
+	fi
 	check "$mode: every NMI was claimed" sh -c "! dmesg | tail -n +$((_log_lines + 1)) | grep -q 'NMI received for unknown reason'"
 	# the longest run of perf's PMI handler, which drains the stream
 	awk '/nmi_handler:.*perf_event_nmi_handler/ {
@@ -62,5 +76,5 @@ for mode in ring stream; do
 	echo nop > $T/current_tracer
 done
 echo ring > $B/mode
-check "no warning in the kernel log" sh -c "! (dmesg | grep -E 'WARNING|BUG:')"
+check "no warning in the kernel log" sh -c "! (dmesg | tail -n +$((log0 + 1)) | grep -E 'WARNING|BUG:|lockup|stall')"
 done_testing

@@ -15,6 +15,11 @@
 # capture files are copied into the share: the capture the crash dump
 # holds is that one (a capture is kept until cleared), and the host half
 # checks that bts-dump prints the same from the dump as from the files.
+# With KDUMP_MODE=storm (69-kdump-storm.sh) CPU 1 WARNs in a loop (its
+# first WARN is the kept capture), CPU 2 oopses and CPU 0 panics while
+# the WARNs go on: no capture blocks another, the crash dump holds the
+# panic's history first and CPU 2's oops. In oops mode the panic runs on
+# the oopsing CPU, whose kept oops then is the panic's history.
 # With 3 or more CPUs the last one is taken offline before the panic: the
 # crash dump holds a history for each online CPU and none for it.
 # bts-boot: own
@@ -62,11 +67,33 @@ if [ ! -e /proc/vmcore ]; then
 			i=$((i + 1))
 		done
 		diag "capture files: $(ls /host/capture | tr '\n' ' ')"
+		pin="taskset -c $cpu"
+	elif [ "$MODE" = storm ]; then
+		echo 1 > $T/options/bts_capture_warn
+		taskset -c 1 sh -c "while :; do echo WARNING > $DIRECT; done" \
+			> /dev/null 2>&1 &
+		# read until the first WARN is kept; the limit only bounds a hang
+		i=0
+		while ! grep -q '^WARN on cpu 1,' $B/capture && [ $i -lt 600 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		check "CPU 1's first WARN is the kept capture" grep -q '^WARN on cpu 1,' $B/capture
+		provoke "taskset -c 2 sh -c 'echo EXCEPTION > $DIRECT'"
+		w=oops
+		kasan_null_is_gpf && w=GPF
+		check "CPU 2's oops, in the middle of CPU 1's WARNs, is kept on CPU 2" \
+			grep -qx "cpu 2: $w, kept in per_cpu/cpu2/capture" $B/capture
+		diag "bts/capture: $(tr '\n' ' ' < $B/capture)"
+		[ "$(u32 $B/per_cpu/cpu2/capture 36)" != 4294967295 ] &&
+			ok "CPU 2's capture has its fault marked" ||
+			not_ok "CPU 2's capture has its fault marked"
+		pin="taskset -c 0"
 	fi
 	cp /host/$NAME.sh.tap /host/$NAME.before.tap
 	sync
 	echo "BTS-GUEST: panic now" > /dev/kmsg
-	sh -c "echo PANIC > $DIRECT"
+	$pin sh -c "echo PANIC > $DIRECT"
 	not_ok "the guest survived lkdtm PANIC"
 	done_testing
 	exit 0
@@ -83,9 +110,24 @@ diag "$(grep -m1 '<== FAULT' /tmp/v.txt)"
 read online off < /host/$NAME.cpus
 is "a history for each CPU that was online" "$(grep -cE '^CPU [0-9]+: ' /tmp/v.txt)" "$online"
 [ -n "$off" ] && check "none for CPU $off, which was offline" sh -c "! grep -q '^CPU $off: ' /tmp/v.txt"
+# section CPU: the lines of that CPU's history in bts-dump's output
+section() { awk -v c="CPU $1: " 'index($0, c) == 1 {p = 1; print; next} /^CPU [0-9]+: / {p = 0} p' /tmp/v.txt; }
 if [ "$MODE" = panic ]; then
 	check "the history ends in the call from lkdtm_PANIC into panic" \
 		sh -c "grep '<== FAULT' /tmp/v.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+elif [ "$MODE" = storm ]; then
+	diag "$(grep -E '^CPU [0-9]+: ' /tmp/v.txt)"
+	check "the first history is CPU 0's, captured at the panic" \
+		sh -c "grep -m1 -E '^CPU [0-9]+: ' /tmp/v.txt | grep -q '^CPU 0: .*captured at panic, fault at'"
+	check "it ends in the call from lkdtm_PANIC into panic" \
+		sh -c "grep -m1 '<== FAULT' /tmp/v.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
+	section 2 > /tmp/c2.txt
+	check "CPU 2's history is its oops's: lkdtm_EXCEPTION shortly before its fault" \
+		sh -c "head -1 /tmp/c2.txt | grep -qE 'captured at (oops|GPF), fault at' &&
+			sed '/<== FAULT/q' /tmp/c2.txt | tail -40 | grep -q lkdtm_EXCEPTION"
+	section 1 > /tmp/c1.txt
+	check "CPU 1's history is its first WARN's" \
+		sh -c "head -1 /tmp/c1.txt | grep -q 'captured at WARN, fault at'"
 else
 	check "the history is the oops's: lkdtm_EXCEPTION shortly before its fault" \
 		sh -c "sed '/<== FAULT/q' /tmp/v.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
