@@ -18,13 +18,14 @@
 # bts-boot: own
 # bts-timeout: 900
 . ./lib.sh
-# 2 ms of the emulated PMU's nominal 1 GHz (of the vCPU thread's CPU
-# time): Linux makes one sample of a PMI that comes more than a period
-# late, and the emulated PMI comes a translation block or so after the
-# wrap (harness/qemu/README.md, skid)
-P=2000000
-NA=20000		# the workload's system calls without bts
-NB=2000			# and in stream mode (every kernel branch streamed)
+# The emulated PMU counts a cycle per guest instruction and raises its
+# PMI at most a translation block (512 instructions) after the wrap
+# (harness/qemu/README.md); Linux makes one sample of a PMI that comes
+# a period or more late, so a period of 20000 leaves a wide margin and
+# a late or lost PMI still costs samples.
+P=20000
+NA=20000		# the workload's system calls without bts (~700 overflows)
+NB=2000			# and in stream mode, every kernel branch streamed (~150)
 K=/proc/sys/kernel
 
 nmis() { awk '$1 == "NMI:" { print $3 }' /proc/interrupts; }
