@@ -592,12 +592,31 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
  *  - bts_capture_clear() drops it.
  *
  * The panic's history is always kept, for the persistent region and the
- * kdump table, which write it first: the panicking CPU's own (taken now,
- * or the fault this CPU kept before, which led to the panic when
- * panic_on_oops or panic_on_warn is set), or its task's pending trap.
- * A panic that meets its own CPU's slot half written (it interrupted
- * this CPU's capture, in NMI) takes the slot over: the interrupted
- * capture never resumes.
+ * kdump table, which write it first. It is, in this order:
+ *
+ *  - its task's trap pending in this context (panic_on_warn, or a panic
+ *    inside report_bug());
+ *  - a fault its task kept in this context, on any CPU (panic_on_oops:
+ *    the oops led here, and its history reaches the fault, which the
+ *    panic's, taken after the oops report, would not);
+ *  - else the panicking CPU's own, taken now: into its fault slot when
+ *    the slot is free, else into the one panic buffer. The panic never
+ *    waits for a slot and never takes one another fault owns: another
+ *    task's fault or pending trap, another CPU resolving a migrated
+ *    task's trap in it.
+ *
+ * An oops or panic that meets its own CPU's slot half written by this
+ * CPU (it interrupted, in NMI or as a fault in that code, this CPU's own
+ * capture, resolution or clear of the slot) takes the slot over: what it
+ * interrupted never resumes (an oops in NMI panics; a fault in task
+ * context kills the task). Only a debugger that resumes an oops
+ * (a die notifier that stops it) resumes it; it then overwrites the slot.
+ *
+ * A clear drops each online CPU's slot on that CPU, IRQs off (an offline
+ * CPU's from the clearing CPU): a fault on a CPU whose slot was cleared
+ * is kept after the clear, one on a CPU not yet reached waits behind it
+ * (IRQs off: the clear's IPI comes after it) and is then cleared, as a
+ * fault before the clear. No fault is refused because of a clear.
  *
  * A fault is counted as lost when it would have been captured and was
  * not, once its kind is known: a WARN only when WARNs are captured.
@@ -620,10 +639,13 @@ enum bts_slot_state {
  * @writer:	BUSY: the CPU taking or resolving it, else -1 (a clear
  *		leaves it -1)
  * @cap:	its history
- * @task:	PENDING: the trapping task,
+ * @task:	PENDING and HELD: the faulting task (compared, never
+ *		dereferenced: it may be gone),
+ * @start:	its start time (a task_struct freed and reused for
+ *		another task is not taken for it),
  * @ctx:	in this context (task, IRQ, NMI),
- * @sp:		and its stack pointer at the trap (a trap nested in the
- *		handling of the first, a WARN while printing a WARN, is
+ * @sp:		PENDING: its stack pointer at the trap (a trap nested in
+ *		the handling of the first, a WARN while printing a WARN, is
  *		deeper on the same stack)
  */
 struct bts_fault_slot {
@@ -631,6 +653,7 @@ struct bts_fault_slot {
 	int writer;
 	struct bts_capture cap;
 	struct task_struct *task;
+	u64 start;
 	unsigned long ctx;
 	unsigned long sp;
 };
@@ -652,8 +675,26 @@ static int bts_kept_cpu = -1;
 static enum bts_reason bts_kept_reason;
 /* The CPU taking the kept capture (BUSY, not cleared), or -1. */
 static int bts_capturing_cpu = -1;
-/* The CPU whose fault slot holds the panic's history, or -1. */
+/*
+ * The panics: where each CPU's is (the CPU whose capture, see
+ * bts_capture_get(), is its history), or -1; and that of the last one.
+ * Real panics never return, so a clear never races with one it clears:
+ * only a panic before the clear (KUnit's) is cleared.
+ */
+static DEFINE_PER_CPU(int, bts_panic_from) = -1;
 static int bts_panic_cpu = -1;
+
+/* The panic buffer: one panic's own history when its slot is not free. */
+enum bts_panic_buf_state {
+	BTS_PANIC_BUF_EMPTY,
+	BTS_PANIC_BUF_BUSY,
+	BTS_PANIC_BUF_HELD,
+};
+
+static atomic_t bts_panic_buf_state = ATOMIC_INIT(BTS_PANIC_BUF_EMPTY);
+static struct bts_capture bts_panic_buf;
+/* The CPU whose panic it holds (HELD), or -1. */
+static int bts_panic_buf_cpu = -1;
 static atomic64_t bts_lost_faults;
 static atomic64_t bts_dropped_faults;
 static unsigned int bts_capture_reasons;
@@ -664,8 +705,6 @@ static void (*bts_capture_emit)(unsigned int cpu,
 /* CPUs asked to capture, and those of them that are emitting. */
 static struct cpumask bts_nmi_pending;
 static struct cpumask bts_nmi_emitting;
-/* The fault slots a clear took (serialized by bts_kept_state BUSY). */
-static struct cpumask bts_clearing;
 
 /*
  * Capture NMIs sent to a CPU and seen by it: an NMI that arrives after
@@ -982,28 +1021,72 @@ static void notrace bts_capture_other_cpus(int skip, bool panic)
 		      panic ? BTS_PANIC_EMIT_WAIT_US : BTS_EMIT_WAIT_US);
 }
 
+/* The trapping context: the task and whether it was in an IRQ or NMI. */
+static unsigned long notrace bts_context(void)
+{
+	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK);
+}
+
+/* Record this task, in this context, as the one whose fault @slot holds. */
+static void notrace bts_slot_own(struct bts_fault_slot *slot)
+{
+	WRITE_ONCE(slot->task, current);
+	WRITE_ONCE(slot->start, current->start_time);
+	WRITE_ONCE(slot->ctx, bts_context());
+}
+
+/* Does @slot hold a fault of this task, in this context? */
+static bool notrace bts_slot_is_mine(struct bts_fault_slot *slot)
+{
+	return READ_ONCE(slot->task) == current &&
+	       READ_ONCE(slot->start) == current->start_time &&
+	       READ_ONCE(slot->ctx) == bts_context();
+}
+
+/* The CPU whose slot holds this context's fault in @state, or -1. */
+static int notrace bts_slot_find_mine(int state)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct bts_fault_slot *slot = bts_slot(cpu);
+
+		if (atomic_read(&slot->state) == state &&
+		    bts_slot_is_mine(slot))
+			return cpu;
+	}
+	return -1;
+}
+
+/* The CPU whose slot holds this context's pending trap, or -1. */
+static int notrace bts_pending_mine(void)
+{
+	return bts_slot_find_mine(BTS_SLOT_PENDING);
+}
+
+/* This CPU's panic: its history is CPU @scpu's capture. */
+static void notrace bts_panic_is(int scpu)
+{
+	this_cpu_write(bts_panic_from, scpu);
+	WRITE_ONCE(bts_panic_cpu, scpu);
+}
+
 /*
- * Slot @scpu (BUSY, its history taken) holds a fault whose outcome is
- * known now: keep it, become the kept capture if there is none yet, and
+ * The fault in @cap, CPU @scpu's history (its slot, or the panic
+ * buffer), is kept: become the kept capture if there is none yet, and
  * emit. This CPU is frozen once by the caller: with @hold (it oopses or
  * panics) it stays frozen until the capture is cleared, else it is
  * thawed here.
  */
-static void notrace bts_fault_keep(struct bts_source *src, int scpu,
-				   enum bts_reason reason, bool hold,
-				   bool panic)
+static void notrace bts_fault_publish(struct bts_source *src, int scpu,
+				      struct bts_capture *cap,
+				      enum bts_reason reason, bool hold,
+				      bool panic)
 {
-	struct bts_fault_slot *slot = bts_slot(scpu);
 	struct bts_capture *ctx = this_cpu_ptr(&bts_contexts);
 	int cpu = smp_processor_id();
 	bool kept = false;
 
-	slot->cap.snap.reason = reason;
-	WRITE_ONCE(slot->task, NULL);
-	if (panic)
-		WRITE_ONCE(bts_panic_cpu, scpu);
-	WRITE_ONCE(slot->writer, -1);
-	atomic_set(&slot->state, BTS_SLOT_HELD);
 	if (atomic_cmpxchg(&bts_kept_state, BTS_KEPT_EMPTY,
 			   BTS_KEPT_BUSY) == BTS_KEPT_EMPTY) {
 		kept = true;
@@ -1016,7 +1099,7 @@ static void notrace bts_fault_keep(struct bts_source *src, int scpu,
 					     bts_capture_capacity);
 		bts_capture_other_cpus(scpu, panic);
 	}
-	bts_capture_emit_one(scpu, &slot->cap);
+	bts_capture_emit_one(scpu, cap);
 	if (kept) {
 		if (cpu != scpu && !bts_slot_in_use(cpu))
 			bts_capture_emit_one(cpu, ctx);
@@ -1029,27 +1112,23 @@ static void notrace bts_fault_keep(struct bts_source *src, int scpu,
 		bts_thaw_this_cpu(src);
 }
 
-/* The trapping context: the task and whether it was in an IRQ or NMI. */
-static unsigned long notrace bts_context(void)
+/*
+ * Slot @scpu (BUSY, its history taken) holds a fault of this task whose
+ * outcome is known now: keep it (HELD) and publish it.
+ */
+static void notrace bts_fault_keep(struct bts_source *src, int scpu,
+				   enum bts_reason reason, bool hold,
+				   bool panic)
 {
-	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK);
-}
+	struct bts_fault_slot *slot = bts_slot(scpu);
 
-/* The CPU whose slot holds this context's pending trap, or -1. */
-static int notrace bts_pending_mine(void)
-{
-	unsigned long ctx = bts_context();
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct bts_fault_slot *slot = bts_slot(cpu);
-
-		if (atomic_read(&slot->state) == BTS_SLOT_PENDING &&
-		    READ_ONCE(slot->task) == current &&
-		    READ_ONCE(slot->ctx) == ctx)
-			return cpu;
-	}
-	return -1;
+	slot->cap.snap.reason = reason;
+	bts_slot_own(slot);
+	WRITE_ONCE(slot->writer, -1);
+	atomic_set(&slot->state, BTS_SLOT_HELD);
+	if (panic)
+		bts_panic_is(scpu);
+	bts_fault_publish(src, scpu, &slot->cap, reason, hold, panic);
 }
 
 /* Take a PENDING slot over (state BUSY). */
@@ -1073,6 +1152,16 @@ static void notrace bts_slot_drop(int cpu)
 	WRITE_ONCE(slot->task, NULL);
 	WRITE_ONCE(slot->writer, -1);
 	atomic_set(&slot->state, BTS_SLOT_EMPTY);
+}
+
+/* The panic buffer, when it holds @cpu's panic; else NULL. */
+static struct bts_capture *notrace bts_panic_buf_of(unsigned int cpu)
+{
+	if (atomic_read(&bts_panic_buf_state) != BTS_PANIC_BUF_HELD ||
+	    READ_ONCE(bts_panic_buf_cpu) != cpu ||
+	    !READ_ONCE(bts_panic_buf.valid))
+		return NULL;
+	return &bts_panic_buf;
 }
 
 /*
@@ -1102,8 +1191,9 @@ static bool notrace bts_fault_meets_pending(struct bts_source *src, int mine,
 }
 
 /*
- * This CPU's slot is not free for @reason: count it, or, for a panic, make
- * do. Return: true when the slot is now this CPU's (BUSY), to be taken.
+ * This CPU's slot is not free for @reason. Return: true when the slot is
+ * now this CPU's (BUSY), to be taken; else the fault is counted, and a
+ * panic is left to bts_panic_buffer().
  */
 static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 				   enum bts_reason reason, bool early)
@@ -1119,31 +1209,70 @@ static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 		WRITE_ONCE(bts_capturing_cpu, -1);
 		atomic_set(&bts_kept_state, BTS_KEPT_HELD);
 	}
-	if (reason == BTS_REASON_PANIC) {
-		/* This CPU's earlier fault led here: it is the panic's. */
-		if (old == BTS_SLOT_HELD) {
-			WRITE_ONCE(bts_panic_cpu, cpu);
-			return false;
-		}
-		/*
-		 * It interrupted this CPU's own capture or resolution of
-		 * this slot, which never resumes: take it over. (Not one a
-		 * clear, or another CPU, is doing: that one is counted.)
-		 */
-		if (old == BTS_SLOT_BUSY && READ_ONCE(slot->writer) == cpu)
-			return true;
-		/* Another task's trap, preempted here: the panic comes first. */
-		if (old == BTS_SLOT_PENDING &&
-		    atomic_cmpxchg(&slot->state, old, BTS_SLOT_BUSY) == old) {
-			atomic64_inc(&bts_dropped_faults);
-			WRITE_ONCE(slot->writer, cpu);
-			return true;
-		}
-	}
-	/* A trap is counted once its outcome is known. */
-	if (!early)
+	/*
+	 * An oops or panic that interrupted this CPU's own capture,
+	 * resolution or clear of this slot, which never resumes (see the
+	 * comment above enum bts_slot_state): take it over.
+	 */
+	if (!early && old == BTS_SLOT_BUSY && READ_ONCE(slot->writer) == cpu)
+		return true;
+	/* A trap is counted once its outcome is known; a panic never. */
+	if (!early && reason != BTS_REASON_PANIC)
 		atomic64_inc(&bts_lost_faults);
 	return false;
+}
+
+/*
+ * A panic whose task kept a fault in this context (not a WARN: the task
+ * went on after it), on any CPU: that fault led here (panic_on_oops, or
+ * an oops in an interrupt), it is the panic's. Return: true when found.
+ * The slot is taken over (BUSY) while it is named, so that a clear of an
+ * offline CPU's slot does not drop it under the panic.
+ */
+static bool notrace bts_panic_meets_held(void)
+{
+	int scpu = bts_slot_find_mine(BTS_SLOT_HELD);
+	struct bts_fault_slot *slot;
+
+	if (scpu < 0)
+		return false;
+	slot = bts_slot(scpu);
+	if (READ_ONCE(slot->cap.snap.reason) == BTS_REASON_WARN ||
+	    atomic_cmpxchg(&slot->state, BTS_SLOT_HELD,
+			   BTS_SLOT_BUSY) != BTS_SLOT_HELD)
+		return false;
+	bts_panic_is(scpu);
+	atomic_set(&slot->state, BTS_SLOT_HELD);
+	return true;
+}
+
+/*
+ * A panic whose CPU's slot is not free for it (another task's fault or
+ * pending trap, another CPU resolving a trap in it, a clear on another
+ * CPU): its own history goes into the panic buffer. One panic only; a
+ * second (panic() lets one CPU through, but bts sees it first) is
+ * counted.
+ */
+static void notrace bts_panic_buffer(struct bts_source *src,
+				     struct pt_regs *regs)
+{
+	struct bts_capture *cap = &bts_panic_buf;
+	int cpu = smp_processor_id();
+
+	if (atomic_cmpxchg(&bts_panic_buf_state, BTS_PANIC_BUF_EMPTY,
+			   BTS_PANIC_BUF_BUSY) != BTS_PANIC_BUF_EMPTY) {
+		atomic64_inc(&bts_lost_faults);
+		return;
+	}
+	bts_freeze_this_cpu(src);
+	bts_capture_this_cpu(src, cap, BTS_REASON_PANIC,
+			     bts_capture_capacity - 1);
+	if (cap->valid)
+		bts_mark_fault(cap, BTS_REASON_PANIC, regs);
+	WRITE_ONCE(bts_panic_buf_cpu, cpu);
+	atomic_set(&bts_panic_buf_state, BTS_PANIC_BUF_HELD);
+	bts_panic_is(cpu);
+	bts_fault_publish(src, cpu, cap, BTS_REASON_PANIC, true, true);
 }
 
 /**
@@ -1174,12 +1303,17 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		goto out;
 	if (!(READ_ONCE(bts_capture_reasons) & BIT(reason)))
 		goto out;
+	if (reason == BTS_REASON_PANIC && bts_panic_meets_held())
+		goto out;
 	slot = bts_slot(cpu);
 	old = atomic_cmpxchg(&slot->state, BTS_SLOT_EMPTY, BTS_SLOT_BUSY);
-	if (old == BTS_SLOT_EMPTY)
+	if (old == BTS_SLOT_EMPTY) {
 		WRITE_ONCE(slot->writer, cpu);
-	else if (!bts_slot_taken(slot, old, reason, early))
+	} else if (!bts_slot_taken(slot, old, reason, early)) {
+		if (reason == BTS_REASON_PANIC)
+			bts_panic_buffer(src, regs);
 		goto out;
+	}
 
 	bts_freeze_this_cpu(src);
 	/* One slot stays free for bts_mark_fault(). */
@@ -1191,8 +1325,7 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 	if (early) {
 		/* Not held: the trap may be a WARN, the task may move. */
 		bts_thaw_this_cpu(src);
-		WRITE_ONCE(slot->task, current);
-		WRITE_ONCE(slot->ctx, bts_context());
+		bts_slot_own(slot);
 		WRITE_ONCE(slot->sp, regs ? regs->sp : 0);
 		WRITE_ONCE(slot->writer, -1);
 		atomic_set(&slot->state, BTS_SLOT_PENDING);
@@ -1268,8 +1401,9 @@ static void bts_capture_free(struct bts_capture *cap)
  *		off, NMI-safe rules apply
  *
  * Allocates two buffers of the armed source's capacity per possible CPU,
- * its fault slot and its context (bounded: 2 x 64 KiB per CPU for 2730
- * records). Process context, with a source armed.
+ * its fault slot and its context, and one panic buffer (bounded: 2 x 64
+ * KiB per CPU and 64 KiB for 2730 records). Process context, with a
+ * source armed.
  *
  * Return: 0, -ENODEV when nothing is armed, -ENOMEM.
  */
@@ -1292,6 +1426,7 @@ int bts_capture_enable(unsigned int reasons,
 			bts_capture_free(&bts_slot(cpu)->cap);
 			bts_capture_free(per_cpu_ptr(&bts_contexts, cpu));
 		}
+		bts_capture_free(&bts_panic_buf);
 		bts_capture_capacity = 0;
 		for_each_possible_cpu(cpu) {
 			struct bts_capture *cap = &bts_slot(cpu)->cap;
@@ -1304,6 +1439,11 @@ int bts_capture_enable(unsigned int reasons,
 			if (!cap->recs || !ctx->recs)
 				return -ENOMEM;
 		}
+		bts_panic_buf.recs = kvcalloc(capacity,
+					      sizeof(*bts_panic_buf.recs),
+					      GFP_KERNEL);
+		if (!bts_panic_buf.recs)
+			return -ENOMEM;
 		bts_capture_capacity = capacity;
 	}
 	WRITE_ONCE(bts_capture_reasons, reasons);
@@ -1352,7 +1492,8 @@ void bts_capture_disable(void)
  * @recs:	set to its records (valid until bts_capture_clear())
  * @snap:	filled in
  *
- * Its own fault when it has kept one, else its history at the kept
+ * Its panic when it panicked and its history is in the panic buffer, else
+ * its own fault when it has kept one, else its history at the kept
  * capture's fault. Any context, the panic path included: no lock.
  *
  * Return: true when the CPU has a capture.
@@ -1361,8 +1502,11 @@ bool notrace bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 			     struct bts_snapshot *snap)
 {
 	struct bts_fault_slot *slot = bts_slot(cpu);
-	struct bts_capture *cap = &slot->cap;
+	struct bts_capture *cap = bts_panic_buf_of(cpu);
 
+	if (cap)
+		goto found;
+	cap = &slot->cap;
 	if (atomic_read(&slot->state) != BTS_SLOT_HELD ||
 	    !READ_ONCE(cap->valid)) {
 		cap = per_cpu_ptr(&bts_contexts, cpu);
@@ -1370,6 +1514,7 @@ bool notrace bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 		    !READ_ONCE(cap->valid))
 			return false;
 	}
+found:
 	smp_rmb();	/* the valid flag before the copy */
 	*recs = cap->recs;
 	*snap = cap->snap;
@@ -1390,6 +1535,10 @@ enum bts_fault_state bts_capture_fault(unsigned int cpu,
 {
 	struct bts_fault_slot *slot = bts_slot(cpu);
 
+	if (bts_panic_buf_of(cpu)) {
+		*reason = BTS_REASON_PANIC;
+		return BTS_FAULT_KEPT;
+	}
 	switch (atomic_read(&slot->state)) {
 	case BTS_SLOT_HELD:
 		if (!READ_ONCE(slot->cap.valid))
@@ -1460,15 +1609,19 @@ bool notrace bts_capture_status(int *cpu, enum bts_reason *reason,
  * @reason:	set to its reason
  *
  * For the persistent region and the kdump table: the panic's history
- * when a panic was captured (see the comment above enum bts_slot_state),
- * else the kept capture's fault. Any context: no lock.
+ * when a panic was captured (see the comment above enum bts_slot_state):
+ * this CPU's, when it panicked (it is the one that writes them), else
+ * the last one's; else the kept capture's fault. Any context: no lock.
  *
  * Return: that CPU, or -1 when there is none.
  */
 int notrace bts_capture_first(enum bts_reason *reason)
 {
-	int cpu = READ_ONCE(bts_panic_cpu);
+	int cpu = READ_ONCE(*raw_cpu_ptr(&bts_panic_from));
 	bool pending;
+
+	if (cpu < 0)
+		cpu = READ_ONCE(bts_panic_cpu);
 
 	if (cpu >= 0 && bts_capture_fault(cpu, reason) == BTS_FAULT_KEPT)
 		return cpu;
@@ -1477,12 +1630,28 @@ int notrace bts_capture_first(enum bts_reason *reason)
 	return -1;
 }
 
-static void bts_release_held_ipi(void *info)
+/* Drop slot @cpu if it holds a fault or a pending trap: a clear. */
+static void notrace bts_clear_slot(unsigned int cpu)
+{
+	atomic_t *state = &bts_slot(cpu)->state;
+	int old = atomic_read(state);
+
+	if ((old != BTS_SLOT_HELD && old != BTS_SLOT_PENDING) ||
+	    atomic_cmpxchg(state, old, BTS_SLOT_BUSY) != old)
+		return;
+	/* An oops or panic in NMI here takes it over: see bts_slot_taken(). */
+	WRITE_ONCE(bts_slot(cpu)->writer, smp_processor_id());
+	bts_slot_drop(cpu);
+}
+
+/* A clear, on each online CPU with IRQs off: its slot, then its hold. */
+static void bts_clear_ipi(void *info)
 {
 	struct bts_source *src = READ_ONCE(bts_armed);
 	int cpu = smp_processor_id();
 
-	/* Still held for a fault that came after the clear began: keep it. */
+	bts_clear_slot(cpu);
+	/* Held for a fault that came after its slot was dropped: keep it. */
 	if (this_cpu_read(bts_capture_held) &&
 	    atomic_read(&bts_slot(cpu)->state) != BTS_SLOT_HELD) {
 		this_cpu_write(bts_capture_held, false);
@@ -1491,13 +1660,32 @@ static void bts_release_held_ipi(void *info)
 	}
 }
 
+/* Forget the panics captured before a clear (KUnit's: see bts_panic_cpu). */
+static void bts_clear_panics(void)
+{
+	int cpu;
+
+	if (READ_ONCE(bts_panic_cpu) < 0 &&
+	    atomic_read(&bts_panic_buf_state) == BTS_PANIC_BUF_EMPTY)
+		return;
+	for_each_possible_cpu(cpu)
+		per_cpu(bts_panic_from, cpu) = -1;
+	WRITE_ONCE(bts_panic_cpu, -1);
+	WRITE_ONCE(bts_panic_buf.valid, false);
+	WRITE_ONCE(bts_panic_buf_cpu, -1);
+	atomic_set(&bts_panic_buf_state, BTS_PANIC_BUF_EMPTY);
+}
+
 /**
  * bts_capture_clear - forget the captures; the next faults are taken
  *
- * Takes the kept capture over first (as a faulting CPU would), then each
- * CPU's fault: a fault on another CPU meanwhile is either taken before
- * and cleared, or kept after, or (on a CPU whose fault is being cleared)
- * counted. The CPUs held for a fault record again. Process context.
+ * Takes the kept capture over first (as a faulting CPU would), then
+ * drops each CPU's fault on that CPU, IRQs off, and lets it record again
+ * if it was held: a fault on a CPU meanwhile is kept, before its slot is
+ * dropped (and cleared with it, as a fault before the clear) or after
+ * (kept after the clear; it does not become the kept capture, which the
+ * clear holds). None is refused or counted because of the clear.
+ * Process context.
  *
  * Return: 0, or -EBUSY while a capture is being taken (nothing changed).
  */
@@ -1510,31 +1698,22 @@ int bts_capture_clear(void)
 		return -EBUSY;
 	/*
 	 * The counts end with the captures they were counted against: a
-	 * fault from here on (one during the thaws below included) is
-	 * kept, or counted for after the clear.
+	 * fault from here on is kept, or counted for after the clear.
 	 */
 	atomic64_set(&bts_lost_faults, 0);
 	atomic64_set(&bts_dropped_faults, 0);
-	cpumask_clear(&bts_clearing);
-	for_each_possible_cpu(cpu) {
-		atomic_t *s = &bts_slot(cpu)->state;
-
-		if (atomic_cmpxchg(s, BTS_SLOT_HELD, BTS_SLOT_BUSY) ==
-		    BTS_SLOT_HELD ||
-		    atomic_cmpxchg(s, BTS_SLOT_PENDING, BTS_SLOT_BUSY) ==
-		    BTS_SLOT_PENDING)
-			cpumask_set_cpu(cpu, &bts_clearing);
-	}
-	/* Also waits for any CPU still emitting with IRQs off. */
+	bts_clear_panics();
 	cpus_read_lock();
-	on_each_cpu(bts_release_held_ipi, NULL, 1);
+	/* Also waits for any CPU still emitting with IRQs off. */
+	on_each_cpu(bts_clear_ipi, NULL, 1);
+	/* A migrated task's trap pending in an offline CPU's slot. */
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			bts_clear_slot(cpu);
 	cpus_read_unlock();
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(bts_contexts, cpu).valid, false);
 	WRITE_ONCE(bts_kept_cpu, -1);
-	WRITE_ONCE(bts_panic_cpu, -1);
-	for_each_cpu(cpu, &bts_clearing)
-		bts_slot_drop(cpu);
 	atomic_set(&bts_kept_state, BTS_KEPT_EMPTY);
 	return 0;
 }

@@ -828,8 +828,8 @@ static int bts_capture_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s on cpu %d, later faults not kept: %llu\n",
 			   bts_reason_names[reason], cpu, bts_capture_lost());
 	else if (bts_capture_lost())
-		/* they came while the last capture was being cleared */
-		seq_printf(m, "none, faults not kept during the last clear: %llu\n",
+		/* a CPU kept a fault during the last clear, then faulted again */
+		seq_printf(m, "none, later faults not kept: %llu\n",
 			   bts_capture_lost());
 	else
 		seq_puts(m, "none\n");

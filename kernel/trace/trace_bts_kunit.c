@@ -1125,31 +1125,77 @@ static void capture_fault_in_the_emit_leaves_it_held(struct kunit *test)
 
 /*
  * A fault while the capture is being cleared (here: on the held CPU, in
- * the middle of the clear's thaw there) is neither captured nor
- * forgotten: it is counted.
+ * the middle of the clear's thaw there, after its slot was dropped) is
+ * kept after the clear: captures never block each other, a clear
+ * included. It does not become the kept capture, which the clear holds.
  */
+static struct {
+	enum bts_reason reason;
+	int cpu, first;
+	enum bts_reason first_reason;
+} thawf;
+
 static void fault_in_thaw(void)
 {
-	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+	thawf.cpu = raw_smp_processor_id();
+	bts_fault_freeze(thawf.reason, NULL);
 }
 
-static void capture_fault_during_the_clear_is_counted(struct kunit *test)
+static void capture_fault_during_the_clear_is_kept(struct kunit *test)
 {
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
 	enum bts_reason reason;
 	bool pending;
 	int cpu;
 
+	memset(&thawf, 0, sizeof(thawf));
+	thawf.reason = BTS_REASON_OOPS;
 	capture_start(test, BIT(BTS_REASON_OOPS));
 	fake.recorded = 2;
 	fault_freeze(BTS_REASON_OOPS);
 	KUNIT_ASSERT_EQ(test, fake_frozen_cpus(), 1);
+	fake.recorded = 4;
 	fake.nmi_in_thaw = fault_in_thaw;
 	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);	/* it did run */
-	KUNIT_EXPECT_EQ(test, emitted, 1);
+	KUNIT_EXPECT_EQ(test, emitted, 2);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
-	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(thawf.cpu, &reason),
+			BTS_FAULT_KEPT);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(thawf.cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 4);
+	/*
+	 * Whether the CPU stays frozen is not asked: this fake NMI returns
+	 * into the thaw, which completes; a real oops in NMI panics.
+	 */
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+}
+
+/* A panic in the same place: it is the panic's history, persisted first. */
+static void capture_panic_during_the_clear_is_the_panics(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+
+	memset(&thawf, 0, sizeof(thawf));
+	thawf.reason = BTS_REASON_PANIC;
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_PANIC));
+	fake.recorded = 2;
+	fault_freeze(BTS_REASON_OOPS);
+	fake.recorded = 5;
+	fake.nmi_in_thaw = fault_in_thaw;
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);	/* it did run */
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), thawf.cpu);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(thawf.cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, snap.count, 5);
 }
 
 /*
@@ -1383,6 +1429,83 @@ static void capture_panic_inside_its_cpus_capture_is_the_panics(struct kunit *te
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 }
 
+/*
+ * A panic on a CPU whose slot another task's fault owns: the panic never
+ * takes it (nor waits for it); its own history goes into the panic
+ * buffer, and that is what the persist and kdump writers write first.
+ */
+static long oops_in_worker(void *reason)
+{
+	fault_freeze((enum bts_reason)(unsigned long)reason);
+	return 0;
+}
+
+/* @first: the reason of the fault a worker takes on this CPU first */
+static void panic_after_a_worker(struct kunit *test, enum bts_reason first)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_PANIC));
+	fake.recorded = 3;
+	pin_to_first_cpu(test);
+	cpu = raw_smp_processor_id();
+	work_on_cpu(cpu, oops_in_worker, (void *)(unsigned long)first);
+	fake.recorded = 8;
+	fault_freeze(BTS_REASON_PANIC);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, snap.count, 8);
+	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, cpu));
+}
+
+static void capture_panic_after_another_tasks_oops_is_its_own(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	panic_after_a_worker(test, BTS_REASON_OOPS);
+	/* the first fault is still the worker's oops */
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+}
+
+static void capture_panic_beside_another_tasks_trap_keeps_both(struct kunit *test)
+{
+	/* the worker's trap stays pending (none dropped): both are kept */
+	panic_after_a_worker(test, BTS_REASON_BUG);
+}
+
+/* A WARN kept on this CPU, then a panic of the same task: its own. */
+static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
+{
+	enum bts_reason reason;
+	int cpu;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN) | BIT(BTS_REASON_PANIC));
+	fake.recorded = 3;
+	preempt_disable();
+	cpu = smp_processor_id();
+	fault_freeze(BTS_REASON_BUG);
+	bts_fault_warn_done();		/* kept, as capture on WARN does */
+	fake.recorded = 6;
+	fault_freeze(BTS_REASON_PANIC);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+}
+
 /* ---- the tracer's dump header --------------------------------------- */
 
 static void header_describes_the_snapshot(struct kunit *test)
@@ -1473,11 +1596,15 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_warn_while_held_is_lost_with_the_option),
 	KUNIT_CASE(capture_trap_that_never_ended_is_dropped_and_counted),
 	KUNIT_CASE(capture_fault_in_the_emit_leaves_it_held),
-	KUNIT_CASE(capture_fault_during_the_clear_is_counted),
+	KUNIT_CASE(capture_fault_during_the_clear_is_kept),
+	KUNIT_CASE(capture_panic_during_the_clear_is_the_panics),
 	KUNIT_CASE(capture_oops_while_another_cpu_traps_is_kept),
 	KUNIT_CASE(capture_panic_meeting_another_cpus_trap_is_the_panics),
 	KUNIT_CASE(capture_panic_while_another_cpu_captures_is_kept),
 	KUNIT_CASE(capture_panic_inside_its_cpus_capture_is_the_panics),
+	KUNIT_CASE(capture_panic_after_another_tasks_oops_is_its_own),
+	KUNIT_CASE(capture_panic_beside_another_tasks_trap_keeps_both),
+	KUNIT_CASE(capture_panic_after_its_own_warn_is_its_own),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}
 };
