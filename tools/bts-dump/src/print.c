@@ -221,6 +221,26 @@ static const unsigned char kind_lens[KIND_NR] = {
 	[KIND_PATCHED] = 7,
 };
 
+/*
+ * One end of a branch: its address (with --addresses) and symbol. A
+ * cleared user half is no address: the marker alone, not even raw.
+ * Return: true when it was cleared.
+ */
+static bool branch_end(struct out *o, const struct print_opts *po, const struct resolver *r,
+		       uint64_t addr, const struct addr_info *ai, bool cleared)
+{
+	if (cleared) {
+		out_lit(o, USER_CLEARED_TEXT);
+		return true;
+	}
+	if (po->addresses) {
+		out_hex16(o, addr);
+		out_char(o, ' ');
+	}
+	out_addr(o, r, addr, ai);
+	return false;
+}
+
 static void event_text(struct out *o, const struct print_opts *po, struct resolver *r,
 		       const struct event *ev)
 {
@@ -262,15 +282,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	memset(p, ' ', (size_t)depth * 2);
 	p += depth * 2;
 	o->len = (size_t)(p - o->buf);
-	/* A cleared user half is no address: the marker alone, not even raw. */
-	if (rec_from_cleared(rec)) {
-		out_lit(o, USER_CLEARED_TEXT);
-	} else {
-		if (po->addresses) {
-			out_hex16(o, rec->from);
-			out_char(o, ' ');
-		}
-		out_addr(o, r, rec->from, ev->from);
+	if (!branch_end(o, po, r, rec->from, ev->from, rec_from_cleared(rec))) {
 		src = resolve_src(r, src_addr(rec), &src_len);
 		if (src) {
 			out_lit(o, " [");
@@ -279,15 +291,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		}
 	}
 	out_lit(o, " -> ");
-	if (rec_to_cleared(rec)) {
-		out_lit(o, USER_CLEARED_TEXT);
-	} else {
-		if (po->addresses) {
-			out_hex16(o, rec->to);
-			out_char(o, ' ');
-		}
-		out_addr(o, r, rec->to, ev->to);
-	}
+	branch_end(o, po, r, rec->to, ev->to, rec_to_cleared(rec));
 	tr = transition(rec);
 	if (tr) {
 		out_lit(o, "  (");
