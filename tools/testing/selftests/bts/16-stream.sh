@@ -13,7 +13,7 @@
 #  - trace-cmd record -p bts -O bts_stream records the stream, and
 #    bts-dump --callgraph on it has the workload's call edge.
 # bts-boot: own
-# bts-timeout: 600
+# bts-timeout: 1500
 . ./lib.sh
 M=$B/mode
 N=300
@@ -50,14 +50,11 @@ echo > $T/trace
 # around the workload would add records on CPU 1 (and, with the Intel
 # source, which records every kernel branch, soon overwrite the
 # workload's in the ring buffer)
-snap() {
-	while read c r w l g s; do [ "$c" = 1 ] && st="$r $w $l $g $s"; done < $B/stream
-}
-snap
+stream_counts 1
 set -- $st
 lost0=$3
 taskset 2 /tests/bin/workload sys $N > /dev/null
-snap
+stream_counts 1
 # (tracing_on 0 stops the ring buffer a moment before bts pauses: what
 # comes between is refused, and counted)
 echo 0 > $T/tracing_on

@@ -88,6 +88,14 @@ unsymbolized() {
 # allocated by bts code since (objects younger than 5 s are not reported:
 # call it a while after the last allocation). Skips without kmemleak.
 KL=/sys/kernel/debug/kmemleak
+# stream_counts CPU: set st to CPU's line of bts/stream, "records written
+# lost gaps source_lost", with shell builtins only: a process started
+# here could run on CPU and add records there.
+stream_counts() {
+	local c r w l g s
+	while read c r w l g s; do [ "$c" = "$1" ] && st="$r $w $l $g $s"; done < $B/stream
+}
+
 kmemleak_clear() { [ -w $KL ] && echo clear > $KL; }
 kmemleak_check() {
 	if [ ! -w $KL ]; then
