@@ -1157,7 +1157,7 @@ static void notrace bts_slot_drop(int cpu)
 /* The panic buffer, when it holds @cpu's panic; else NULL. */
 static struct bts_capture *notrace bts_panic_buf_of(unsigned int cpu)
 {
-	if (atomic_read(&bts_panic_buf_state) != BTS_PANIC_BUF_HELD ||
+	if (atomic_read_acquire(&bts_panic_buf_state) != BTS_PANIC_BUF_HELD ||
 	    READ_ONCE(bts_panic_buf_cpu) != cpu ||
 	    !READ_ONCE(bts_panic_buf.valid))
 		return NULL;
@@ -1270,7 +1270,8 @@ static void notrace bts_panic_buffer(struct bts_source *src,
 	if (cap->valid)
 		bts_mark_fault(cap, BTS_REASON_PANIC, regs);
 	WRITE_ONCE(bts_panic_buf_cpu, cpu);
-	atomic_set(&bts_panic_buf_state, BTS_PANIC_BUF_HELD);
+	/* The copy and its CPU before HELD, for readers on other CPUs. */
+	atomic_set_release(&bts_panic_buf_state, BTS_PANIC_BUF_HELD);
 	bts_panic_is(cpu);
 	bts_fault_publish(src, cpu, cap, BTS_REASON_PANIC, true, true);
 }
