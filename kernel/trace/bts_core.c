@@ -599,6 +599,8 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
  *  - a fault its task kept in this context, on any CPU (panic_on_oops:
  *    the oops led here, and its history reaches the fault, which the
  *    panic's, taken after the oops report, would not);
+ *  - the fault this CPU is held frozen for: it has recorded nothing
+ *    since, so that is its history now, whichever task panics on it;
  *  - else the panicking CPU's own, taken now: into its fault slot when
  *    the slot is free, else into the one panic buffer. The panic never
  *    waits for a slot and never takes one another fault owns: another
@@ -1223,22 +1225,28 @@ static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 }
 
 /*
- * A panic whose task kept a fault in this context (not a WARN: the task
- * went on after it), on any CPU: that fault led here (panic_on_oops, or
- * an oops in an interrupt), it is the panic's. Return: true when found.
- * The slot is taken over (BUSY) while it is named, so that a clear of an
- * offline CPU's slot does not drop it under the panic.
+ * A kept fault that is a panic's history: one its task kept in this
+ * context (not a WARN: the task went on after it), on any CPU, led here
+ * (panic_on_oops, or an oops in an interrupt); else the fault this CPU
+ * is held frozen for (it has recorded nothing since: its history now is
+ * that fault's, whoever panics on it). Return: true when found. The slot
+ * is taken over (BUSY) while it is named, so that a clear of an offline
+ * CPU's slot does not drop it under the panic.
  */
-static bool notrace bts_panic_meets_held(void)
+static bool notrace bts_panic_meets_held(int cpu)
 {
 	int scpu = bts_slot_find_mine(BTS_SLOT_HELD);
 	struct bts_fault_slot *slot;
 
+	if (scpu < 0 ||
+	    READ_ONCE(bts_slot(scpu)->cap.snap.reason) == BTS_REASON_WARN)
+		scpu = -1;
+	if (scpu < 0 && this_cpu_read(bts_capture_held))
+		scpu = cpu;
 	if (scpu < 0)
 		return false;
 	slot = bts_slot(scpu);
-	if (READ_ONCE(slot->cap.snap.reason) == BTS_REASON_WARN ||
-	    atomic_cmpxchg(&slot->state, BTS_SLOT_HELD,
+	if (atomic_cmpxchg(&slot->state, BTS_SLOT_HELD,
 			   BTS_SLOT_BUSY) != BTS_SLOT_HELD)
 		return false;
 	bts_panic_is(scpu);
@@ -1304,7 +1312,7 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		goto out;
 	if (!(READ_ONCE(bts_capture_reasons) & BIT(reason)))
 		goto out;
-	if (reason == BTS_REASON_PANIC && bts_panic_meets_held())
+	if (reason == BTS_REASON_PANIC && bts_panic_meets_held(cpu))
 		goto out;
 	slot = bts_slot(cpu);
 	old = atomic_cmpxchg(&slot->state, BTS_SLOT_EMPTY, BTS_SLOT_BUSY);

@@ -1431,20 +1431,25 @@ static void capture_panic_inside_its_cpus_capture_is_the_panics(struct kunit *te
 
 /*
  * A panic on a CPU whose slot another task's fault owns: the panic never
- * takes it (nor waits for it); its own history goes into the panic
- * buffer, and that is what the persist and kdump writers write first.
+ * takes it (nor waits for it). Its history is that fault's when the CPU
+ * is held frozen for it (it has recorded nothing since), else its own,
+ * in the panic buffer; that is what the persist and kdump writers write
+ * first.
  */
-static long oops_in_worker(void *reason)
+static long fault_in_worker(void *reason)
 {
 	fault_freeze((enum bts_reason)(unsigned long)reason);
 	return 0;
 }
 
-/* @first: the reason of the fault a worker takes on this CPU first */
-static void panic_after_a_worker(struct kunit *test, enum bts_reason first)
+/*
+ * A worker takes a fault for @first on this CPU, then this task panics
+ * here. Return: that CPU, its capture in @recs and @snap.
+ */
+static int panic_after_a_worker(struct kunit *test, enum bts_reason first,
+				const struct bts_record **recs,
+				struct bts_snapshot *snap)
 {
-	const struct bts_record *recs;
-	struct bts_snapshot snap;
 	enum bts_reason reason;
 	int cpu;
 
@@ -1453,41 +1458,50 @@ static void panic_after_a_worker(struct kunit *test, enum bts_reason first)
 	fake.recorded = 3;
 	pin_to_first_cpu(test);
 	cpu = raw_smp_processor_id();
-	work_on_cpu(cpu, oops_in_worker, (void *)(unsigned long)first);
+	work_on_cpu(cpu, fault_in_worker, (void *)(unsigned long)first);
 	fake.recorded = 8;
 	fault_freeze(BTS_REASON_PANIC);
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 0);
 	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
-	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
-	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
-	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
-	KUNIT_EXPECT_EQ(test, snap.count, 8);
+	KUNIT_EXPECT_TRUE(test, bts_capture_get(cpu, recs, snap));
+	KUNIT_EXPECT_EQ(test, snap->reason, reason);
 	KUNIT_EXPECT_TRUE(test, per_cpu(fake_frozen, cpu));
+	return cpu;
 }
 
-static void capture_panic_after_another_tasks_oops_is_its_own(struct kunit *test)
+static void capture_panic_on_a_cpu_held_for_an_oops_is_the_oops(struct kunit *test)
 {
-	enum bts_reason reason;
-	bool pending;
-	int cpu;
+	const struct bts_record *recs;
+	struct bts_snapshot snap = {};
 
-	panic_after_a_worker(test, BTS_REASON_OOPS);
-	/* the first fault is still the worker's oops */
-	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
-	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	panic_after_a_worker(test, BTS_REASON_OOPS, &recs, &snap);
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, snap.count, 3);
 }
 
 static void capture_panic_beside_another_tasks_trap_keeps_both(struct kunit *test)
 {
+	const struct bts_record *recs;
+	struct bts_snapshot snap = {};
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
 	/* the worker's trap stays pending (none dropped): both are kept */
-	panic_after_a_worker(test, BTS_REASON_BUG);
+	cpu = panic_after_a_worker(test, BTS_REASON_BUG, &recs, &snap);
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, snap.count, 8);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
 }
 
 /* A WARN kept on this CPU, then a panic of the same task: its own. */
 static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
 {
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
 	enum bts_reason reason;
 	int cpu;
 
@@ -1503,6 +1517,8 @@ static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
 	preempt_enable();
 	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), cpu);
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(cpu, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 6);
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 }
 
@@ -1602,7 +1618,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_panic_meeting_another_cpus_trap_is_the_panics),
 	KUNIT_CASE(capture_panic_while_another_cpu_captures_is_kept),
 	KUNIT_CASE(capture_panic_inside_its_cpus_capture_is_the_panics),
-	KUNIT_CASE(capture_panic_after_another_tasks_oops_is_its_own),
+	KUNIT_CASE(capture_panic_on_a_cpu_held_for_an_oops_is_the_oops),
 	KUNIT_CASE(capture_panic_beside_another_tasks_trap_keeps_both),
 	KUNIT_CASE(capture_panic_after_its_own_warn_is_its_own),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
