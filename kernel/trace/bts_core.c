@@ -982,9 +982,10 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	cpumask_set_cpu(cpu, &bts_nmi_emitting);
 	cpumask_clear_cpu(cpu, &bts_nmi_pending);
 	bts_capture_emit_one(cpu, ctx);
-	cpumask_clear_cpu(cpu, &bts_nmi_emitting);
+	/* Recording again before the capture that waits for it returns. */
 	if (src)
 		bts_thaw_this_cpu(src);
+	cpumask_clear_cpu(cpu, &bts_nmi_emitting);
 	return NMI_HANDLED;
 }
 
