@@ -3,12 +3,13 @@
 #
 #   run-vm.sh --interactive [--append ARGS]      shell on the console (make vm)
 #   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS] [--smp N]
-#             [--reboot]
+#             [--mem MiB] [--reboot]
 #
 # Single-threaded TCG on purpose: with multi-threaded TCG and two vCPUs,
 # ftrace's code patching oopses with "int3" on a stock 6.12 (DESIGN.md 8).
 # KVM does not boot reliably on these machines. The guest has 2 CPUs
-# unless --smp says otherwise.
+# unless --smp says otherwise, 1 GiB of RAM (2 GiB for the debug kernel,
+# KASAN's shadow) unless --mem does.
 #
 # Two machines. By default Debian's QEMU with -cpu max, which has no BTS
 # (under TCG it is an AMD CPU): bts runs on its software source there.
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--append) append=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
 	# a guest reboot (a panic's included) resets the machine, RAM kept
 	--reboot) noreboot= ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;

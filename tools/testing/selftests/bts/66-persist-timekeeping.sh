@@ -6,7 +6,7 @@
 # panics, boot 2 finds the panic's capture.
 # bts-boot: own
 # bts-reboot: yes
-# bts-expect: panic
+# bts-expect: panic,tk-panic
 # bts-cmdline: memmap=1M$0x30000000 bts.persist=0x30000000:1M
 # bts-timeout: 300
 PERSIST_TEST=66-persist-timekeeping

@@ -1,12 +1,14 @@
 #!/bin/sh
 # bts.persist=START:SIZE over a range it does not own is refused, and
 # nothing is written there: here the range the firmware (SeaBIOS, QEMU
-# with 1 GiB) reserves at the top of RAM, where the ACPI tables are (the
-# FACS and the DSDT at its start). An accepted range is claimed in
+# with 1 GiB, which bts-mem asks for the debug kernel too) reserves at
+# the top of RAM, where the ACPI tables are (the FACS and the DSDT at its
+# start). An accepted range is claimed in
 # /proc/iomem as "bts persist" (61-persist checks that).
 # bts-boot: own
 # bts-machines: sw
 # bts-cmdline: bts.persist=0x3ffe0000:128K
+# bts-mem: 1024
 . ./lib.sh
 R=0x3ffe0000:128K
 diag "$(dmesg | grep -m1 -i 'e820.*3ffe0000')"
