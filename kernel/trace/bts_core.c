@@ -1640,8 +1640,12 @@ int notrace bts_capture_first(enum bts_reason *reason)
 	return -1;
 }
 
-/* Drop slot @cpu if it holds a fault or a pending trap: a clear. */
-static void notrace bts_clear_slot(unsigned int cpu)
+/*
+ * Drop slot @cpu if it holds a fault or a pending trap: a clear, by
+ * @writer (this CPU in the IPI, where an oops or panic in NMI takes the
+ * slot over: see bts_slot_taken(); -1 for an offline CPU's slot).
+ */
+static void notrace bts_clear_slot(unsigned int cpu, int writer)
 {
 	atomic_t *state = &bts_slot(cpu)->state;
 	int old = atomic_read(state);
@@ -1649,8 +1653,7 @@ static void notrace bts_clear_slot(unsigned int cpu)
 	if ((old != BTS_SLOT_HELD && old != BTS_SLOT_PENDING) ||
 	    atomic_cmpxchg(state, old, BTS_SLOT_BUSY) != old)
 		return;
-	/* An oops or panic in NMI here takes it over: see bts_slot_taken(). */
-	WRITE_ONCE(bts_slot(cpu)->writer, smp_processor_id());
+	WRITE_ONCE(bts_slot(cpu)->writer, writer);
 	bts_slot_drop(cpu);
 }
 
@@ -1660,7 +1663,7 @@ static void bts_clear_ipi(void *info)
 	struct bts_source *src = READ_ONCE(bts_armed);
 	int cpu = smp_processor_id();
 
-	bts_clear_slot(cpu);
+	bts_clear_slot(cpu, cpu);
 	/* Held for a fault that came after its slot was dropped: keep it. */
 	if (this_cpu_read(bts_capture_held) &&
 	    atomic_read(&bts_slot(cpu)->state) != BTS_SLOT_HELD) {
@@ -1719,7 +1722,7 @@ int bts_capture_clear(void)
 	/* A migrated task's trap pending in an offline CPU's slot. */
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
-			bts_clear_slot(cpu);
+			bts_clear_slot(cpu, -1);
 	cpus_read_unlock();
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(bts_contexts, cpu).valid, false);

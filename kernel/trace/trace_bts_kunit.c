@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <asm/apic.h>
@@ -1522,6 +1523,31 @@ static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
 }
 
+/*
+ * A fault kept on a CPU that then went offline is dropped by a clear too,
+ * from the clearing CPU in process context (no CPU number to take there:
+ * DEBUG_PREEMPT would say so), and the CPU comes back recording.
+ */
+static void capture_clear_drops_an_offline_cpus_fault(struct kunit *test)
+{
+	enum bts_reason reason;
+	int other;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
+		kunit_skip(test, "needs CPU hotplug and two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 3;
+	pin_to_first_cpu(test);
+	other = fault_on_other_cpu(BTS_REASON_OOPS);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_ASSERT_EQ(test, bts_capture_fault(other, &reason), BTS_FAULT_KEPT);
+	KUNIT_ASSERT_EQ(test, remove_cpu(other), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_clear(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(other, &reason), BTS_FAULT_NONE);
+	KUNIT_EXPECT_EQ(test, add_cpu(other), 0);
+	KUNIT_EXPECT_FALSE(test, per_cpu(fake_frozen, other));
+}
+
 /* ---- the tracer's dump header --------------------------------------- */
 
 static void header_describes_the_snapshot(struct kunit *test)
@@ -1621,6 +1647,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_panic_on_a_cpu_held_for_an_oops_is_the_oops),
 	KUNIT_CASE(capture_panic_beside_another_tasks_trap_keeps_both),
 	KUNIT_CASE(capture_panic_after_its_own_warn_is_its_own),
+	KUNIT_CASE_SLOW(capture_clear_drops_an_offline_cpus_fault),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}
 };
