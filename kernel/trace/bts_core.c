@@ -1257,8 +1257,8 @@ static bool notrace bts_panic_meets_held(int cpu)
 
 /*
  * A panic whose CPU's slot is not free for it (another task's fault or
- * pending trap, another CPU resolving a trap in it, a clear on another
- * CPU): its own history goes into the panic buffer. One panic only; a
+ * pending trap, another CPU resolving a trap in it): its own history
+ * goes into the panic buffer. One panic only; a
  * second (panic() lets one CPU through, but bts sees it first) is
  * counted.
  */
