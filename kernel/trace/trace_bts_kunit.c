@@ -1498,6 +1498,47 @@ static void capture_panic_beside_another_tasks_trap_keeps_both(struct kunit *tes
 	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
 }
 
+/*
+ * Two CPUs whose slots other tasks' traps own both panic (bts sees every
+ * panic() caller before panic() lets one through): the first has the one
+ * panic buffer, the second is counted as lost, and neither waits.
+ */
+static void capture_second_panic_needing_the_buffer_is_counted(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap = {};
+	enum bts_reason reason;
+	int a, b;
+
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_PANIC));
+	fake.recorded = 3;
+	work_on_cpu(a, fault_in_worker, (void *)(unsigned long)BTS_REASON_BUG);
+	work_on_cpu(b, fault_in_worker, (void *)(unsigned long)BTS_REASON_BUG);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(a)), 0);
+	fake.recorded = 8;
+	fault_freeze(BTS_REASON_PANIC);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(b)), 0);
+	fake.recorded = 5;
+	fault_freeze(BTS_REASON_PANIC);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_dropped(), 0);
+	KUNIT_EXPECT_EQ(test, bts_capture_first(&reason), a);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_PANIC);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(a, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.reason, BTS_REASON_PANIC);
+	KUNIT_EXPECT_EQ(test, snap.count, 8);
+	/* CPU b's slot is still its trap's: the second panic took nothing */
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(b, &reason), BTS_FAULT_PENDING);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+}
+
 /* A WARN kept on this CPU, then a panic of the same task: its own. */
 static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
 {
@@ -1646,6 +1687,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_panic_inside_its_cpus_capture_is_the_panics),
 	KUNIT_CASE(capture_panic_on_a_cpu_held_for_an_oops_is_the_oops),
 	KUNIT_CASE(capture_panic_beside_another_tasks_trap_keeps_both),
+	KUNIT_CASE(capture_second_panic_needing_the_buffer_is_counted),
 	KUNIT_CASE(capture_panic_after_its_own_warn_is_its_own),
 	KUNIT_CASE_SLOW(capture_clear_drops_an_offline_cpus_fault),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
