@@ -88,7 +88,7 @@ enum bts_window {
  * @BTS_REASON_OOPS:	oops_begin(): page fault, die(), die_addr()
  * @BTS_REASON_BUG:	BUG() (handle_bug() before report_bug())
  * @BTS_REASON_PANIC:	panic() entry
- * @BTS_REASON_GPF:	general protection fault (DIE_GPF)
+ * @BTS_REASON_GPF:	kernel #GP (exc_general_protection())
  * @BTS_REASON_WARN:	WARN(), only with the capture-on-WARN option
  *
  * The values are part of the dump format and of the ftrace:bts entry.
@@ -232,10 +232,12 @@ void __bts_crash_save(void);
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC, _GPF
  * @regs:	the faulting context, or NULL (panic)
  *
- * Called first thing on the oops, BUG and panic paths, with IRQs and
+ * Called first thing on the oops, BUG, #GP and panic paths, with IRQs and
  * preemption in whatever state the path has them (handle_bug() runs with
- * the trap site's IRQ state). Costs one static branch while bts is not
- * capturing. Never sleeps, locks or allocates.
+ * the trap site's IRQ state; a #GP, before the handler turns IRQs on, with
+ * IRQs off). A #GP the exception table fixes up is not captured. Costs
+ * one static branch while bts is not capturing. Never sleeps, locks or
+ * allocates.
  */
 static __always_inline void bts_fault_freeze(enum bts_reason reason,
 					     struct pt_regs *regs)

@@ -35,7 +35,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/delay.h>
-#include <linux/kdebug.h>
+#include <linux/extable.h>
 #include <linux/panic.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -575,8 +575,9 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
  * frozen until the capture is cleared.
  *
  * BUG and #GP traps are captured early (in handle_bug() before
- * report_bug(), in the DIE_GPF notifier), before it is known whether the
- * trap is an oops: the history is copied, the CPU thawed at once, and
+ * report_bug(), in exc_general_protection() before IRQs are on and the
+ * die chain runs), before it is known whether the trap is an oops: the
+ * history is copied, the CPU thawed at once, and
  * the slot stays PENDING, owned by the trapping task in its context (not
  * by the CPU: with IRQs on at the trap site, a preemptible kernel can
  * move the task to another CPU before report_bug() returns). A pending
@@ -874,10 +875,12 @@ u32 notrace bts_find_panic_record(const struct bts_record *recs,
  * @reason:	why it was captured
  * @regs:	the faulting context, or NULL
  *
- * A panic marks the call into panic(). A BUG() calls nothing traceable
- * between its ud2 and the capture, so a software history gets a record
- * of the trap made from @regs: {from = the ud2, to = the exception
- * entry}; so does any other software history without a fault record.
+ * A panic marks the call into panic(). A BUG() or a #GP calls nothing
+ * traceable between the trapping instruction and the capture, so a
+ * software history gets a record of the trap made from @regs: {from =
+ * the trapping instruction, to = the exception entry} (its newest record
+ * in exception text is an older exception's); so does any other software
+ * history without a fault record.
  */
 static void notrace bts_mark_fault(struct bts_capture *cap,
 				   enum bts_reason reason,
@@ -888,7 +891,8 @@ static void notrace bts_mark_fault(struct bts_capture *cap,
 
 	if (reason == BTS_REASON_PANIC)
 		i = bts_find_panic_record(cap->recs, snap->count);
-	else if (reason == BTS_REASON_BUG && snap->source == BTS_SOURCE_SW)
+	else if ((reason == BTS_REASON_BUG || reason == BTS_REASON_GPF) &&
+		 snap->source == BTS_SOURCE_SW)
 		i = U32_MAX;
 	else
 		i = bts_find_fault_record(cap->recs, snap->count);
@@ -1305,6 +1309,10 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 
 	if (!src || reason >= BTS_REASON_MAX)
 		return;
+	/* A #GP the exception table fixes up (rdmsr_safe() and the like). */
+	if (reason == BTS_REASON_GPF && regs &&
+	    search_exception_tables(instruction_pointer(regs)))
+		return;
 
 	local_irq_save(flags);
 	cpu = smp_processor_id();
@@ -1379,21 +1387,6 @@ void notrace __bts_fault_warn_done(void)
 	local_irq_restore(flags);
 }
 
-static int notrace bts_die_notify(struct notifier_block *nb, unsigned long val,
-				  void *data)
-{
-	struct die_args *args = data;
-
-	if (val == DIE_GPF && !user_mode(args->regs))
-		bts_fault_freeze(BTS_REASON_GPF, args->regs);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block bts_die_nb = {
-	.notifier_call	= bts_die_notify,
-	.priority	= INT_MAX,	/* before ftrace's dump on oops */
-};
-
 static void bts_capture_free(struct bts_capture *cap)
 {
 	kvfree(cap->recs);
@@ -1462,11 +1455,6 @@ int bts_capture_enable(unsigned int reasons,
 				   "bts");
 	if (ret)
 		return ret;
-	ret = register_die_notifier(&bts_die_nb);
-	if (ret) {
-		unregister_nmi_handler(NMI_LOCAL, "bts");
-		return ret;
-	}
 	static_branch_enable(&bts_fault_key);
 	return 0;
 }
@@ -1490,7 +1478,6 @@ void bts_capture_disable(void)
 	if (!static_key_enabled(&bts_fault_key))
 		return;
 	static_branch_disable(&bts_fault_key);
-	unregister_die_notifier(&bts_die_nb);
 	unregister_nmi_handler(NMI_LOCAL, "bts");
 	WRITE_ONCE(bts_capture_emit, NULL);
 	synchronize_rcu();

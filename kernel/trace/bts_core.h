@@ -60,6 +60,7 @@ int bts_capture_clear(void);
 
 /* bts_test_fault.c, test kernels only */
 void bts_test_gpf(void);
+void bts_test_gpf_irq(void);
 void bts_test_target(void);
 void bts_test_outer(void);
 void bts_test_call(unsigned int n);

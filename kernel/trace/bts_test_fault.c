@@ -12,10 +12,15 @@
  * call edge before the fault enters it. It must never be built into a
  * production kernel: it crashes its caller on purpose.
  *
+ * Writing "gpf-irq" calls bts_test_gpf_irq(): the same fault with an
+ * interrupt waiting to run as soon as the #GP handler turns IRQs on.
+ *
  * Writing "panic-timekeeping" calls bts_test_panic_in_timekeeping(): the
  * next timekeeping update panics from inside its write section.
  */
 #include <linux/compiler.h>
+#include <linux/irq_work.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/notifier.h>
 #include <linux/panic.h>
@@ -59,6 +64,40 @@ noinline void bts_test_call(unsigned int n)
 {
 	while (n--)
 		bts_test_outer();
+}
+
+/* Calls in the interrupt: some 10,000 branches, more than any BTS buffer. */
+#define BTS_TEST_IRQ_CALLS	2000
+
+static void bts_test_irq_work_fn(struct irq_work *work)
+{
+	bts_test_call(BTS_TEST_IRQ_CALLS);
+}
+
+static struct irq_work bts_test_irq_work =
+	IRQ_WORK_INIT_HARD(bts_test_irq_work_fn);
+
+/**
+ * bts_test_gpf_irq - a #GP taken with an interrupt waiting behind it
+ *
+ * Queues an irq_work on this CPU with IRQs off (its self-IPI waits in the
+ * local APIC), then enables IRQs with STI immediately followed by the
+ * non-canonical read. STI holds interrupts off until after the next
+ * instruction, so the #GP is taken first, with IF set in its frame, and
+ * the interrupt comes the moment the #GP handler turns IRQs back on: its
+ * 2000 calls flood the branch history. A capture taken after that point
+ * (a die notifier) has lost the fault; one taken at the #GP's entry has
+ * it. The same on silicon and in QEMU, which emulates the STI shadow.
+ */
+noinline void bts_test_gpf_irq(void)
+{
+	local_irq_disable();
+	irq_work_queue(&bts_test_irq_work);
+	/* What local_irq_enable() tells lockdep before its STI. */
+	trace_hardirqs_on();
+	asm volatile("sti\n\t"
+		     "movq (%0), %%rax"
+		     : : "r" (0xdead000000000000UL) : "rax", "memory");
 }
 
 static bool bts_test_tk_armed;

@@ -1065,7 +1065,8 @@ static const struct file_operations bts_percpu_fops = {
 
 #ifdef CONFIG_BTS_TRACER_TESTING
 /*
- * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults;
+ * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults,
+ * "gpf-irq" faults with an interrupt waiting behind the #GP;
  * "call N" (N up to 1000) enters bts_test_target() N times;
  * "persist-corrupt" damages what the next panic keeps for the next boot,
  * after its checksum (that boot must reject it); "persist-cpu N" makes it
@@ -1102,6 +1103,11 @@ static ssize_t bts_test_fault_write(struct file *file,
 	if (!strcmp(strim(buf), "panic-timekeeping")) {
 		pr_info("test_fault: panicking at the next timekeeping update\n");
 		return bts_test_panic_in_timekeeping() ?: cnt;
+	}
+	if (!strcmp(strim(buf), "gpf-irq")) {
+		pr_info("test_fault: reading a non-canonical address, an interrupt waiting\n");
+		bts_test_gpf_irq();
+		return cnt;
 	}
 	if (strcmp(strim(buf), "gpf"))
 		return -EINVAL;

@@ -28,7 +28,7 @@ esac
 echo 0 > /proc/sys/kernel/ftrace_dump_on_oops
 echo bts > $T/current_tracer || con "error: cannot select the bts tracer"
 con "tracer $(cat $T/current_tracer) source $(cat $B/source 2>/dev/null | tr '\n' ' ')"
-for s in __bts_fault_freeze bts_die_notify _stext; do
+for s in __bts_fault_freeze _stext; do
 	con "kallsyms $(grep " $s\$" /proc/kallsyms | head -1)"
 done
 (

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A general protection fault from a non-canonical read (bts/test_fault,
-# test kernels only): captured in the DIE_GPF notifier.
+# test kernels only): captured at exc_general_protection()'s entry, before
+# IRQs are on (see 55-oops-gpf-irq.sh).
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0

@@ -79,9 +79,14 @@ check_capture() {
 		not_ok "the fault record is the exception: $fn -> $entry (got: $fault)"
 	# Taken branches from the fault to the freeze, counted from the
 	# records themselves (the fault record and everything after it).
-	n=$(( $(u32 $f 20) - $(u32 $f 36) ))
-	diag "branches from the faulting instruction to the freeze: $n (of $(u32 $f 20) kept)"
-	[ "$n" -gt 0 ] && [ "$n" -lt 1000 ] &&
+	if [ "$(u32 $f 36)" = 4294967295 ]; then
+		n=none
+		diag "no record is the fault: it is older than the $(u32 $f 20) kept"
+	else
+		n=$(( $(u32 $f 20) - $(u32 $f 36) ))
+		diag "branches from the faulting instruction to the freeze: $n (of $(u32 $f 20) kept)"
+	fi
+	[ "$n" != none ] && [ "$n" -gt 0 ] && [ "$n" -lt 1000 ] &&
 		ok "the history ends $n branches after the fault" ||
 		not_ok "the history ends shortly after the fault (got $n branches)"
 	# The other CPUs were frozen and copied by the capture's NMI.
