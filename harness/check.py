@@ -507,7 +507,12 @@ def main():
         if hw_ok and not DEBUG and (not ONLY or re.search(ONLY, "hw-bts-vs-exec")):
             bve_check()
         # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries.
+        # With ONLY, the logs of this run's boots: the others are stale
+        # (another kernel's build, another System.map).
+        ran = {b.name for b in boots}
         logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
+        if ONLY:
+            logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
         if not DEBUG and logs:
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
                                 "CONSOLE_LOGS=" + " ".join(logs),
@@ -520,7 +525,7 @@ def main():
                        p.stderr.strip()[-300:])
         # The trace-cmd report plugin, on the trace.dat the guest recorded.
         dat = os.path.join(OUT, "shared", "trace.dat")
-        if not DEBUG and os.path.exists(dat):
+        if not DEBUG and os.path.exists(dat) and (not ONLY or "shared" in ran):
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
                                 "test-plugin", f"TRACE_DAT={dat}"],
                                cwd=TOP, capture_output=True, text=True)
@@ -537,7 +542,7 @@ def main():
         for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
                            ("16-stream", "stream.dat")):
             dat = os.path.join(OUT, boot, name)
-            if DEBUG or not os.path.exists(dat):
+            if DEBUG or not os.path.exists(dat) or (ONLY and boot not in ran):
                 continue
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
                                 "test-tracedat", f"TRACE_DAT={dat}",
