@@ -38,7 +38,7 @@ check_capture() {
 	local word=$1 num=$2 fn=$3 entry=$4 cpu f c n
 	if [ "$word" = oops ] && kasan_null_is_gpf; then
 		diag "KASAN turned the NULL access into a #GP"
-		word=GPF num=4
+		word=GPF num=4 entry=asm_exc_general_protection
 	fi
 	case "$(cat $B/capture)" in
 	"$word on cpu "*) ok "bts/capture says: $(cat $B/capture)" ;;
