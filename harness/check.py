@@ -69,14 +69,19 @@ OUT = os.path.join(BUILD, "check", VARIANT)
 ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
 KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
 
-# The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs).
-# The debug kernel (preemptible, with DEBUG_PREEMPT) boots 4 vCPUs
-# everywhere, so that tasks migrate and CPUs contend.
+# The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs,
+# extra -cpu properties). The debug kernel (preemptible, with
+# DEBUG_PREEMPT) boots 4 vCPUs everywhere, so that tasks migrate and CPUs
+# contend. hw-cpl-target: the emulated CPU's other choice where the SDM
+# is silent (which CPL filters a privilege-changing branch,
+# harness/qemu/README.md); only for the tests that name it.
 MACHINES = {
-    "sw": (False, "", 4 if DEBUG else 2),
-    "hw": (True, "", 4 if DEBUG else 2),
-    "hw-nopti-4": (True, "nopti", 4),
+    "sw": (False, "", 4 if DEBUG else 2, ""),
+    "hw": (True, "", 4 if DEBUG else 2, ""),
+    "hw-nopti-4": (True, "nopti", 4, ""),
+    "hw-cpl-target": (True, "", 4 if DEBUG else 2, ",bts-cpl-target=on"),
 }
+DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4"]
 
 results = []
 
@@ -198,7 +203,7 @@ def parse_ktap(console, prefix, must_run=None):
 BAD = re.compile(r"(WARNING:|BUG:|KASAN:|UBSAN:|possible circular locking|"
                  r"inconsistent lock state|possible recursive locking|"
                  r"Oops|general protection fault|kernel BUG at|"
-                 r"Kernel panic|Call Trace:|int3)")
+                 r"Kernel panic|Call Trace:|int3|unchecked MSR access error)")
 ALLOWED = {
     "oops": r"(Oops|BUG: unable to handle|BUG: kernel NULL pointer|"
             r"general protection fault|Call Trace:|Kernel panic - not syncing: Fatal exception|"
@@ -282,7 +287,7 @@ def directives(path):
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
                  kunit=False, machine="sw", smp=None, reboot=False, mem=None):
-        hw, extra, msmp = MACHINES[machine]
+        hw, extra, msmp, self.cpu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
             name = f"{machine}-{name}"
@@ -332,7 +337,8 @@ class Boot:
         t0 = time.time()
         # KVARIANT too: run-vm.sh boots build/obj-$KVARIANT, and check.py
         # may be run directly, without the Makefile's exports.
-        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT)
+        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT,
+                   BTS_CPU_EXTRA=self.cpu_extra)
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
                             "--share", self.dir,
                             "--log", os.path.join(self.dir, "console.log"),
@@ -382,6 +388,15 @@ def evaluate(boot):
             parse_tap(p.stdout, label + " (host)")
             if p.returncode != 0 and p.stderr:
                 print(p.stderr[-1000:])
+    if boot.hw:
+        # The emulated CPU stops the machine where silicon is undefined (a
+        # BTS store that cannot be made) and says so: stderr on the
+        # console log, and -D's qemu.log.
+        qlog = os.path.join(boot.dir, "qemu.log")
+        qtext = open(qlog, errors="replace").read() if os.path.exists(qlog) else ""
+        fatal = [l for l in (console + "\n" + qtext).splitlines() if "BTS: fatal" in l]
+        record(f"{prefix}: the emulated CPU met nothing undefined (no 'BTS: fatal' "
+               "in QEMU's log)", not fatal, fatal[0] if fatal else "")
     if "BTS-GUEST: done" not in console and not panicking and not boot.kunit:
         record(f"{prefix}: guest ran to the end", False,
                "no 'BTS-GUEST: done' on the console")
@@ -476,7 +491,7 @@ def main():
             d = directives(path)
             own = d["boot"] == "own"
             machines = d["machines"].split() or (
-                ["sw", "hw"] if own else list(MACHINES))
+                ["sw", "hw"] if own else DEFAULT_MACHINES)
             for m in machines:
                 if m not in MACHINES:
                     record(f"{t}: bts-machines names {m}", False,

@@ -60,12 +60,12 @@ elif [ "${BTS_HW:-0}" = 1 ]; then
 	bts_qemu=$BUILD/qemu/qemu-system-x86_64
 	[ -x "$bts_qemu" ] || { echo "run-vm: no BTS QEMU at $bts_qemu: make qemu" >&2; exit 1; }
 	machine=("$bts_qemu" -L /usr/share/seabios -L /usr/share/qemu
-		-cpu "$skylake,+ds,+dtes64,+ds-cpl")
+		-cpu "$skylake,+ds,+dtes64,+ds-cpl${BTS_CPU_EXTRA:-}")
 	case " $append " in
 	*" bts.allow_meltdown="*) ;;
 	*) append="bts.allow_meltdown=1 $append" ;;
 	esac
-	# a record the emulated BTS could not store is logged there
+	# the emulated CPU says there why it stopped the machine (BTS: fatal)
 	[ -n "$share" ] && machine+=(-d guest_errors -D "$share/qemu.log")
 else
 	machine=(qemu-system-x86_64 -cpu max)
