@@ -38,7 +38,12 @@ o = [json.loads(l) for l in open(sys.argv[1])]
 b = [x for x in o if x["type"] == "branch"]
 d = [x for x in o if x["type"] == "dump"]
 print(len(b), sum(x.get("missing", 0) for x in d), sum(1 for x in b if x["fault"]),
-      sum(1 for x in b if x["from"] == "0x0" or x["to"] == "0x0"),
+      # 0x0 at the user end of a branch between user and kernel mode
+      # is a user half the kernel cleared (bts_user off), not a name
+      # that failed to resolve
+      sum(1 for x in b
+          if (x["from"] == "0x0" and x.get("transition") != "user->kernel")
+          or (x["to"] == "0x0" and x.get("transition") != "kernel->user")),
       sum(1 for x in d if x["release"] and x["stext"] != "0x0"))
 PY
 	read -r recs missing faults zero withhdr <"$T/$name.sum"
