@@ -37,9 +37,27 @@ hw && W=4
 # between takes hundreds of the 2730 records: 7 of 10 writes fitted once.
 ! hw && dmesg | grep -q 'KernelAddressSanitizer initialized' && W=4
 workload="exec 3> /dev/null 4> /sys/kernel/tracing/bts/dump; i=0; while [ \$i -lt $W ]; do echo x >&3; i=\$((i+1)); done; echo 1 >&4"
-echo > $T/trace
-taskset 2 sh -c "$workload"
-bts_entries $T/trace | grep ' cpu=1 ' > /tmp/cpu1-all.txt
+# An interrupt on CPU 1 in the middle of the workload records its own
+# branches, a timer tick under TCG with its softirqs hundreds to thousands
+# (with 4 vCPUs there are IPIs too): then the oldest writes have been
+# overwritten (CI once got 3 of 4 on hw-nopti-4). So the workload runs
+# again, at most 5 times, when and only when its history shows the entry
+# of an interrupt, a softirq or a switch to another task; a short history
+# without one, or 5 short ones, fail below.
+irq_re='-> (asm_sysvec_[a-z_]+|asm_common_interrupt|asm_exc_nmi|__sysvec_[a-z_]+|handle_softirqs|__do_softirq|__schedule)\+0x0/'
+try=1
+while :; do
+	echo > $T/trace
+	taskset 2 sh -c "$workload"
+	bts_entries $T/trace | grep ' cpu=1 ' > /tmp/cpu1-all.txt
+	n=$(grep -c -- '-> write_null+0x0/' /tmp/cpu1-all.txt)
+	[ "$n" -ge $W ] && break
+	irqs=$(grep -oE -- "$irq_re" /tmp/cpu1-all.txt | sed 's/^-> //; s/+0x0\/$//' |
+		sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
+	[ -n "$irqs" ] && [ $try -lt 5 ] || break
+	diag "run $try: $n of $W writes in CPU 1's history, which has $irqs; running it again"
+	try=$((try+1))
+done
 # what the history holds when a check below fails: how many entries, the
 # oldest two and newest two, and the functions most branched into
 history_diag() {
@@ -101,9 +119,12 @@ case "$(cat /tmp/order.txt)" in
 *) not_ok "CPU 1's history has ksys_write -> vfs_write -> write_null in order (got: $(cut -c1-200 /tmp/order.txt))"
    history_diag /tmp/cpu1-all.txt ;;
 esac
-n=$(grep -c -- '-> write_null+0x0/' /tmp/cpu1-all.txt)
-[ "$n" -ge $W ] && ok "all $W writes of the workload are in the history ($n write_null edges)" ||
-	not_ok "all $W writes of the workload are in the history (got $n)"
+if [ "$n" -ge $W ]; then
+	ok "all $W writes of the workload are in the history ($n write_null edges, run $try)"
+else
+	not_ok "all $W writes of the workload are in the history (got $n, run $try)"
+	history_diag /tmp/cpu1-all.txt
+fi
 grep -q -- '-> write_null+0x0/' /tmp/cpu1-all.txt && [ "$(grep -- '-> write_null+0x0/' /tmp/cpu1-all.txt | head -1 | sed -E 's/.* ([0-9]+)\/[0-9]+ .*/\1/')" -lt \
 	"$(grep -- '-> write_null+0x0/' /tmp/cpu1-all.txt | tail -1 | sed -E 's/.* ([0-9]+)\/[0-9]+ .*/\1/')" ] &&
 	ok "positions grow from oldest to newest" || not_ok "positions grow from oldest to newest"
