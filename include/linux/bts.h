@@ -202,15 +202,18 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags);
  * @lost:	records the source lost just before @recs (at least that
  *		many: a full hardware buffer drops an unknown number, and
  *		counts as one)
+ * @paused:	@lost is a pause the source chose (stream mode's CPU-time
+ *		budget kept it from recording), not a loss it suffered
  *
  * Called on the CPU that recorded them, in any context (NMI included),
  * with preemption off: must not sleep, allocate or take locks.
  */
 typedef void (*bts_stream_sink_t)(const struct bts_record *recs,
-				  unsigned int n, unsigned long lost);
+				  unsigned int n, unsigned long lost,
+				  bool paused);
 void bts_set_stream_sink(bts_stream_sink_t sink);
 void bts_stream_emit(const struct bts_record *recs, unsigned int n,
-		     unsigned long lost);
+		     unsigned long lost, bool paused);
 void bts_disarm(void);
 struct bts_source *bts_armed_source(void);
 

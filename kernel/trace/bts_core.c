@@ -380,16 +380,17 @@ void bts_set_stream_sink(bts_stream_sink_t sink)
  * @n:		how many
  * @lost:	records the source lost just before these (see
  *		bts_stream_sink_t)
+ * @paused:	@lost is a pause the source chose (bts_stream_sink_t)
  *
  * Any context, preemption off, on the CPU that recorded them: no locks.
  */
 void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n,
-			     unsigned long lost)
+			     unsigned long lost, bool paused)
 {
 	bts_stream_sink_t sink = READ_ONCE(bts_stream_sink);
 
 	if (sink && (n || lost))
-		sink(recs, n, lost);
+		sink(recs, n, lost, paused);
 }
 
 /**

@@ -273,6 +273,8 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
  * @gaps:	ftrace:bts_gap entries written
  * @src_lost:	of @lost, those the source lost (a full hardware buffer
  *		counts one: how many the CPU dropped is unknowable)
+ * @paused:	times the source paused (stream mode's CPU-time budget);
+ *		each counts one record in @lost, not in @src_lost
  * @refused:	bts_dump triggers refused in NMI context (see
  *		bts_trigger_dump())
  * @busy:	this CPU is writing (IRQs off): an NMI's records are lost
@@ -285,6 +287,7 @@ struct bts_stream_cpu {
 	local_t gaps;
 	local_t src_lost;
 	local_t refused;
+	local_t paused;
 	int busy;
 };
 
@@ -320,6 +323,7 @@ static bool notrace bts_stream_gap(struct trace_buffer *buffer,
  * @recs:	records, oldest first
  * @n:		how many
  * @lost:	records the source lost before @recs (at least)
+ * @paused:	@lost is a pause of the source, not a loss it suffered
  *
  * One ftrace:bts entry per record (nr 0, reason stream, pos the CPU's
  * stream sequence number), on this CPU's ring buffer. Nothing is lost
@@ -332,7 +336,8 @@ static bool notrace bts_stream_gap(struct trace_buffer *buffer,
  * them counted as lost instead. Any context: no locks, no allocation.
  */
 static void notrace bts_stream_write(const struct bts_record *recs,
-				     unsigned int n, unsigned long lost)
+				     unsigned int n, unsigned long lost,
+				     bool paused)
 {
 	struct trace_array *tr = READ_ONCE(bts_trace);
 	struct bts_stream_cpu *sc = this_cpu_ptr(&bts_stream_cpus);
@@ -349,7 +354,10 @@ static void notrace bts_stream_write(const struct bts_record *recs,
 		local_add(lost, &sc->seq);
 		local_add(lost, &sc->lost);
 		local_add(lost, &sc->pending);
-		local_add(lost, &sc->src_lost);
+		if (paused)
+			local_inc(&sc->paused);
+		else
+			local_add(lost, &sc->src_lost);
 	}
 	if (!tr || sc->busy) {
 		local_add(n, &sc->seq);
@@ -406,6 +414,7 @@ static void bts_stream_reset(void)
 		local_set(&sc->gaps, 0);
 		local_set(&sc->src_lost, 0);
 		local_set(&sc->refused, 0);
+		local_set(&sc->paused, 0);
 		sc->busy = 0;
 	}
 }
@@ -659,14 +668,15 @@ static int bts_stream_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_puts(m, "# cpu records written lost gaps source_lost nmi_dumps_refused\n");
+	seq_puts(m, "# cpu records written lost gaps source_lost nmi_dumps_refused paused\n");
 	for_each_possible_cpu(cpu) {
 		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
 
-		seq_printf(m, "%d %ld %ld %ld %ld %ld %ld\n", cpu,
+		seq_printf(m, "%d %ld %ld %ld %ld %ld %ld %ld\n", cpu,
 			   local_read(&sc->seq), local_read(&sc->written),
 			   local_read(&sc->lost), local_read(&sc->gaps),
-			   local_read(&sc->src_lost), local_read(&sc->refused));
+			   local_read(&sc->src_lost), local_read(&sc->refused),
+			   local_read(&sc->paused));
 	}
 	return 0;
 }

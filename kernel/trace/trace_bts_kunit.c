@@ -1801,12 +1801,12 @@ static void stream_nmi_while_writing_is_counted_and_reported(struct kunit *test)
 	stream_start(test, &f);
 	/* as an NMI finds it while this CPU writes */
 	f.sc->busy = 1;
-	bts_stream_write(stream_recs, 3, 0);
+	bts_stream_write(stream_recs, 3, 0, false);
 	f.sc->busy = 0;
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 3);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->written), 0);
 	KUNIT_EXPECT_EQ(test, stream_next(f.buffer, f.cpu, &val), -1);
-	bts_stream_write(stream_recs, 2, 0);
+	bts_stream_write(stream_recs, 2, 0, false);
 	stream_expect(test, &f, want, ARRAY_SIZE(want));
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->seq), 5);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->pending), 0);
@@ -1820,15 +1820,15 @@ static void stream_refused_records_are_counted_and_reported(struct kunit *test)
 	struct stream_fixture f;
 
 	stream_start(test, &f);
-	bts_stream_write(stream_recs, 1, 0);
+	bts_stream_write(stream_recs, 1, 0, false);
 	ring_buffer_record_disable(f.buffer);
-	bts_stream_write(stream_recs, 2, 0);
+	bts_stream_write(stream_recs, 2, 0, false);
 	/* the gap entry is refused too: the record after it is lost */
-	bts_stream_write(stream_recs, 1, 0);
+	bts_stream_write(stream_recs, 1, 0, false);
 	ring_buffer_record_enable(f.buffer);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 3);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->pending), 3);
-	bts_stream_write(stream_recs, 1, 0);
+	bts_stream_write(stream_recs, 1, 0, false);
 	stream_expect(test, &f, want, ARRAY_SIZE(want));
 	stream_stop(&f);
 }
@@ -1842,14 +1842,35 @@ static void stream_source_losses_are_counted_and_reported(struct kunit *test)
 	struct stream_fixture f;
 
 	stream_start(test, &f);
-	bts_stream_write(stream_recs, 2, 0);
-	bts_stream_write(NULL, 0, 1);
-	bts_stream_write(stream_recs, 1, 0);
-	bts_stream_write(stream_recs, 1, 4);
+	bts_stream_write(stream_recs, 2, 0, false);
+	bts_stream_write(NULL, 0, 1, false);
+	bts_stream_write(stream_recs, 1, 0, false);
+	bts_stream_write(stream_recs, 1, 4, false);
 	stream_expect(test, &f, want, ARRAY_SIZE(want));
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 5);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->src_lost), 5);
 	KUNIT_EXPECT_EQ(test, local_read(&f.sc->gaps), 2);
+	stream_stop(&f);
+}
+
+/*
+ * A pause of the source (stream mode's budget) is a gap like a loss, but
+ * counted as a pause, not as a record the source lost.
+ */
+static void stream_source_pauses_are_counted_apart(struct kunit *test)
+{
+	static const struct stream_want want[] = { REC(0), GAP(1), REC(2) };
+	struct stream_fixture f;
+
+	stream_start(test, &f);
+	bts_stream_write(stream_recs, 1, 0, false);
+	bts_stream_write(NULL, 0, 1, true);
+	bts_stream_write(stream_recs, 1, 0, false);
+	stream_expect(test, &f, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->lost), 1);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->paused), 1);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->src_lost), 0);
+	KUNIT_EXPECT_EQ(test, local_read(&f.sc->gaps), 1);
 	stream_stop(&f);
 }
 
@@ -1866,6 +1887,7 @@ static struct kunit_case bts_tracer_cases[] = {
 	KUNIT_CASE(stream_nmi_while_writing_is_counted_and_reported),
 	KUNIT_CASE(stream_refused_records_are_counted_and_reported),
 	KUNIT_CASE(stream_source_losses_are_counted_and_reported),
+	KUNIT_CASE(stream_source_pauses_are_counted_apart),
 	{}
 };
 

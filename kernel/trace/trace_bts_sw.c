@@ -130,7 +130,7 @@ static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
 	 * a flush. A frozen CPU (a capture) streams nothing either.
 	 */
 	if (READ_ONCE(bts_sw_streaming) && !READ_ONCE(ring->frozen))
-		bts_stream_emit(&rec, 1, 0);
+		bts_stream_emit(&rec, 1, 0, false);
 	ftrace_test_recursion_unlock(bit);
 }
 

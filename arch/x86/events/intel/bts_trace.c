@@ -47,7 +47,9 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/init.h>
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/math64.h>
@@ -55,6 +57,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/syscore_ops.h>
 #include <asm/apic.h>
@@ -101,6 +104,10 @@
  *			context, IRQs off), never in NMI
  * @pmi_settle:		wait a microsecond for an interrupt on its way (IRQs
  *			off: an NMI is taken meanwhile)
+ * @clock:		this CPU's clock in ns (local_clock(); NMI safe)
+ * @throttle:		stream mode: BTS is kept off on this CPU for @ns ns;
+ *			start the timer that calls intel_bts_cpu_unthrottle()
+ *			then (NMI context: through an irq_work)
  *
  * The real implementations are one line each; the KUnit tests supply a
  * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
@@ -123,6 +130,8 @@ struct intel_bts_hw {
 	bool (*pmi_hooked)(void);
 	void (*pmi_unmask)(void);
 	void (*pmi_settle)(void);
+	u64 (*clock)(void);
+	void (*throttle)(u64 ns);
 };
 
 /**
@@ -153,6 +162,7 @@ struct intel_bts_ds_fields {
 #define INTEL_BTS_STOP_PMI	BIT(1)	/* perf's PMI handler is running */
 #define INTEL_BTS_STOP_DISARM	BIT(2)	/* being disarmed */
 #define INTEL_BTS_STOP_DEAD	BIT(3)	/* kexec, reboot, crash: for good */
+#define INTEL_BTS_STOP_BUDGET	BIT(4)	/* stream mode: over its CPU time */
 
 /**
  * struct intel_bts_cpu - one CPU's state
@@ -170,6 +180,9 @@ struct intel_bts_ds_fields {
  * @drained:	stream mode: a drain has handed records over since arming
  * @user:	user-mode branches wanted; without, the user half of a
  *		branch between user and kernel mode is cleared when read
+ * @owed:	stream mode: ns of time outside the drain this CPU owes its
+ *		budget (intel_bts_budget_owed())
+ * @last_drain:	stream mode: when the last drain ended (@clock)
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
  */
@@ -185,6 +198,8 @@ struct intel_bts_cpu {
 	bool stream;
 	bool drained;
 	bool user;
+	u64 owed;
+	u64 last_drain;
 };
 
 /**
@@ -199,7 +214,7 @@ struct intel_bts_cpu {
 struct intel_bts {
 	const struct intel_bts_hw *hw;
 	void (*emit)(const struct bts_record *recs, unsigned int n,
-		     unsigned long lost);
+		     unsigned long lost, bool paused);
 	unsigned int nr;
 	unsigned int arm_flags;
 	bool reserved;
@@ -303,6 +318,29 @@ static void intel_bts_hw_pmi_settle(void)
 	udelay(1);
 }
 
+static notrace u64 intel_bts_hw_clock(void)
+{
+	return local_clock();
+}
+
+static DEFINE_PER_CPU(struct irq_work, intel_bts_throttle_work);
+static DEFINE_PER_CPU(struct hrtimer, intel_bts_throttle_timer);
+static DEFINE_PER_CPU(u64, intel_bts_throttle_ns);
+
+/* NMI context: the timer is started from the irq_work that follows. */
+static notrace void intel_bts_hw_throttle(u64 ns)
+{
+	this_cpu_write(intel_bts_throttle_ns, ns);
+	irq_work_queue(this_cpu_ptr(&intel_bts_throttle_work));
+}
+
+static void intel_bts_throttle_work_fn(struct irq_work *work)
+{
+	hrtimer_start(this_cpu_ptr(&intel_bts_throttle_timer),
+		      ns_to_ktime(this_cpu_read(intel_bts_throttle_ns)),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 /**
  * intel_bts_probe_debugctl - can this CPU's DEBUGCTL BTS bits be set?
  *
@@ -350,6 +388,8 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.pmi_hooked	= intel_bts_hw_pmi_hooked,
 	.pmi_unmask	= intel_bts_hw_pmi_unmask,
 	.pmi_settle	= intel_bts_hw_pmi_settle,
+	.clock		= intel_bts_hw_clock,
+	.throttle	= intel_bts_hw_throttle,
 };
 
 /* ---- detection ---- */
@@ -463,6 +503,56 @@ static unsigned int intel_bts_stream_free(unsigned int nr)
 }
 
 /*
+ * Stream mode's CPU-time budget: the share of a CPU's time, in percent,
+ * that its drains may take (bts.stream_budget; 100 turns it off). Every
+ * branch costs a ring-buffer entry in stream mode, the timer interrupt's
+ * own included: where that costs more than the CPU has (a debug kernel,
+ * an emulated CPU), a CPU without a budget spends all its time streaming
+ * its interrupts. Past the budget BTS stays off on that CPU until the time
+ * it owes has passed; what it ran meanwhile is not recorded, and the
+ * stream says so with a gap.
+ */
+static unsigned int intel_bts_stream_budget = 90;
+
+/* 1 to 100, else -EINVAL and the budget stays as it was. */
+static int intel_bts_budget_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 100);
+}
+
+static const struct kernel_param_ops intel_bts_budget_ops = {
+	.set	= intel_bts_budget_set,
+	.get	= param_get_uint,
+};
+module_param_cb(stream_budget, &intel_bts_budget_ops, &intel_bts_stream_budget,
+		0644);
+MODULE_PARM_DESC(stream_budget,
+		 "stream mode: percent of a CPU's time its BTS drains may take (1-100, 100: no limit)");
+
+/* Debt a CPU may run up before its budget stops BTS: one tick's worth. */
+#define INTEL_BTS_BUDGET_SLACK_NS	TICK_NSEC
+
+/**
+ * intel_bts_budget_owed - what a CPU owes its budget after a drain
+ * @owed:	ns it owed before
+ * @ran:	ns since its previous drain ended (time outside drains)
+ * @took:	ns this drain took
+ * @pct:	the budget, 1 to 99 percent
+ *
+ * Each ns of draining is to be matched by (100 - @pct) / @pct ns outside:
+ * time outside pays off the debt, a drain adds to it. So while the debt
+ * stays bounded, drains take at most @pct percent of the CPU's time.
+ *
+ * Return: the debt after this drain, in ns.
+ */
+static notrace u64 intel_bts_budget_owed(u64 owed, u64 ran, u64 took,
+					 unsigned int pct)
+{
+	owed = owed > ran ? owed - ran : 0;
+	return owed + div_u64(took * (100 - pct), pct);
+}
+
+/*
  * Take @why as a reason to keep BTS stopped on this CPU, and stop it.
  * The bit first, then one read-modify-write clearing TR|BTS (always, even
  * if another reason holds: an NMI between another holder's bit and its
@@ -542,6 +632,8 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 			(u64)intel_bts_stream_free(c->nr) * INTEL_BTS_RECORD_SIZE;
 	c->prev_end = 0;
 	c->drained = false;
+	c->owed = 0;
+	c->last_drain = hw->clock();
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
@@ -625,8 +717,8 @@ static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
 		lost = index == end;
 	}
 	intel_bts_clear_user(c, c->recs, pos);
-	bts->emit(c->recs, pos, 0);
-	bts->emit(NULL, 0, lost);
+	bts->emit(c->recs, pos, 0, false);
+	bts->emit(NULL, 0, lost, false);
 	WRITE_ONCE(ds->bts_index, base);
 	c->prev_end = pos;
 	c->drained = true;
@@ -668,11 +760,48 @@ static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
 {
 	if (!READ_ONCE(c->armed) || !c->stream)
 		return 0;
+	unsigned int pct = READ_ONCE(intel_bts_stream_budget);
+	u64 t0, t1;
+
 	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_PMI);
 	if (!intel_bts_cpu_at_threshold(c))
 		return 0;
+	t0 = bts->hw->clock();
 	intel_bts_cpu_drain(bts, c);
+	t1 = bts->hw->clock();
+	if (pct && pct < 100) {
+		c->owed = intel_bts_budget_owed(c->owed, t0 - c->last_drain,
+						t1 - t0, pct);
+		if (c->owed > INTEL_BTS_BUDGET_SLACK_NS) {
+			/* the exit hook leaves BTS off; the timer starts it */
+			c->stop |= INTEL_BTS_STOP_BUDGET;
+			bts->hw->throttle(c->owed);
+			c->owed = 0;
+		}
+	}
+	c->last_drain = t1;
 	return 2;
+}
+
+/**
+ * intel_bts_cpu_unthrottle - the budget's pause is over: record again
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * Hard IRQ context (the throttle timer), on the CPU. What the CPU ran
+ * while BTS was off is not in the stream: a gap of at least one record
+ * says so, before the records that follow, and the stream counts a
+ * pause. Nothing if the CPU is not armed or the budget does not hold BTS
+ * off (a disarm came between, or a stale timer).
+ */
+static notrace void intel_bts_cpu_unthrottle(const struct intel_bts *bts,
+					     struct intel_bts_cpu *c)
+{
+	if (!READ_ONCE(c->armed) || !(c->stop & INTEL_BTS_STOP_BUDGET))
+		return;
+	c->last_drain = bts->hw->clock();
+	bts->emit(NULL, 0, 1, true);
+	intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_BUDGET);
 }
 
 /**
@@ -937,6 +1066,21 @@ static struct intel_bts intel_bts = {
 };
 
 static DEFINE_PER_CPU(struct intel_bts_cpu, intel_bts_cpus);
+
+/*
+ * The budget's pause is over (intel_bts_throttle_work_fn() started it,
+ * pinned to the CPU). Hard IRQ context. A timer that its CPU's going
+ * offline moved to another CPU fires there and touches nothing: that CPU
+ * was disarmed by the hotplug teardown, and arms afresh when it is back.
+ */
+static enum hrtimer_restart intel_bts_throttle_fn(struct hrtimer *timer)
+{
+	if (timer == this_cpu_ptr(&intel_bts_throttle_timer))
+		intel_bts_cpu_unthrottle(&intel_bts,
+					 this_cpu_ptr(&intel_bts_cpus));
+	return HRTIMER_NORESTART;
+}
+
 static DEFINE_MUTEX(intel_bts_mutex);
 static int intel_bts_hp_state;	/* cpuhp state while armed, else 0 */
 
@@ -1049,8 +1193,15 @@ static void intel_bts_disarm(void)
 {
 	mutex_lock(&intel_bts_mutex);
 	if (intel_bts_hp_state) {
+		int cpu;
+
 		cpuhp_remove_state(intel_bts_hp_state);
 		intel_bts_hp_state = 0;
+		/* no budget pause outlives the arming it belongs to */
+		for_each_possible_cpu(cpu) {
+			irq_work_sync(per_cpu_ptr(&intel_bts_throttle_work, cpu));
+			hrtimer_cancel(per_cpu_ptr(&intel_bts_throttle_timer, cpu));
+		}
 		static_branch_disable(&intel_bts_trace_pmi_key);
 		intel_bts_release(&intel_bts);
 	}
@@ -1172,7 +1323,7 @@ static struct syscore intel_bts_syscore = {
 static int __init intel_bts_init(void)
 {
 	const char *why;
-	int ret;
+	int cpu, ret;
 
 	if (boot_cpu_has(X86_FEATURE_BTS)) {
 		/*
@@ -1185,6 +1336,14 @@ static int __init intel_bts_init(void)
 			intel_bts_stop_this_cpu();
 		}
 		intel_bts_ctl_works = intel_bts_probe_debugctl();
+	}
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *t = per_cpu_ptr(&intel_bts_throttle_timer, cpu);
+
+		per_cpu(intel_bts_throttle_work, cpu) =
+			IRQ_WORK_INIT_HARD(intel_bts_throttle_work_fn);
+		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		t->function = intel_bts_throttle_fn;
 	}
 	why = intel_bts_static_reason(intel_bts.hw, &ret);
 	if (why) {

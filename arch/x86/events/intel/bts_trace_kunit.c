@@ -77,6 +77,7 @@
  *		MODEL_EMIT_MAX)
  * @nemitted:	how many
  * @emit_lost:	records the stream was told were lost
+ * @emit_paused: of @emit_lost, those told as a pause of the source
  * @emit_calls:	calls to the emit hook with records
  * @emit_nested: run inside the emit hook (an NMI-context dump or trigger
  *		on this CPU reached from the ring-buffer write), then cleared
@@ -86,6 +87,9 @@
  * @nmi:	run once right after DEBUGCTL write number @nmi_at, as an NMI
  *		arriving between two instructions of the code under test
  * @nmi_at:	see @nmi
+ * @now:	the model's clock, ns; @emit_ns is added by each emit of
+ *		records (how long the stream's writes take)
+ * @throttle_ns: the pause the budget last asked for; @throttles, how many
  */
 struct intel_bts_model {
 	bool meltdown, ctl_works, bts, dtes64, dscpl, pmu_bts, bts_active;
@@ -104,9 +108,12 @@ struct intel_bts_model {
 	struct bts_record *emitted;
 	unsigned int nemitted, emit_calls;
 	unsigned long emit_lost;
+	unsigned long emit_paused;
 	void (*emit_nested)(void);
 	void (*nmi)(void);
 	unsigned int nmi_at;
+	u64 now, emit_ns, throttle_ns;
+	unsigned int throttles;
 };
 
 static struct intel_bts_model *model;
@@ -234,6 +241,17 @@ static void model_pmi_settle(void)
 		model_deliver_pending();
 }
 
+static u64 model_clock(void)
+{
+	return model->now;
+}
+
+static void model_throttle(u64 ns)
+{
+	model->throttle_ns = ns;
+	model->throttles++;
+}
+
 static void model_pmi_unmask(void)
 {
 	model->lvtpc_masked = false;
@@ -242,7 +260,7 @@ static void model_pmi_unmask(void)
 
 /* bts_stream_emit() of the model: keep what the stream gets. */
 static void model_emit(const struct bts_record *recs, unsigned int n,
-		       unsigned long lost)
+		       unsigned long lost, bool paused)
 {
 	void (*nested)(void) = model->emit_nested;
 	unsigned int i;
@@ -252,8 +270,12 @@ static void model_emit(const struct bts_record *recs, unsigned int n,
 		nested();
 	}
 	model->emit_lost += lost;
-	if (n)
+	if (paused)
+		model->emit_paused += lost;
+	if (n) {
 		model->emit_calls++;
+		model->now += model->emit_ns;
+	}
 	for (i = 0; i < n && model->nemitted < MODEL_EMIT_MAX; i++)
 		model->emitted[model->nemitted++] = recs[i];
 }
@@ -275,6 +297,8 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 	.pmi_hooked	= model_pmi_hooked,
 	.pmi_unmask	= model_pmi_unmask,
 	.pmi_settle	= model_pmi_settle,
+	.clock		= model_clock,
+	.throttle	= model_throttle,
 };
 
 /* The addresses of branch number @i. */
@@ -1466,7 +1490,94 @@ static void intel_bts_stream_kernel_only_clears_user_halves(struct kunit *test)
 	expect_branches(test, &model->emitted[2], MODEL_THR - 2, 3);
 }
 
+static void intel_bts_stream_budget_owed_arithmetic(struct kunit *test)
+{
+	/* 90%: a drain of 9 ms owes 1 ms outside */
+	KUNIT_EXPECT_EQ(test, intel_bts_budget_owed(0, 0, 9000000, 90), 1000000);
+	/* time outside pays it off, never below zero */
+	KUNIT_EXPECT_EQ(test, intel_bts_budget_owed(1000000, 400000, 0, 90),
+			600000);
+	KUNIT_EXPECT_EQ(test, intel_bts_budget_owed(1000000, 5000000, 0, 90), 0);
+	/* 50%: as long outside as in the drain */
+	KUNIT_EXPECT_EQ(test, intel_bts_budget_owed(0, 0, 3000, 50), 3000);
+	/* seconds of draining do not overflow */
+	KUNIT_EXPECT_EQ(test, intel_bts_budget_owed(0, 0, 100000000000ULL, 1),
+			9900000000000ULL);
+}
+
+/*
+ * Drains that take more of the CPU than its budget leave BTS off after
+ * the one that runs the debt past a tick's worth; the timer's end of the
+ * pause starts it again and says a gap is in the stream. Drains within
+ * the budget never do.
+ */
+static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int save = intel_bts_stream_budget;
+	unsigned int i;
+
+	intel_bts_stream_budget = 50;
+	/* each drain takes a third of a tick, nothing runs in between */
+	model->emit_ns = TICK_NSEC / 3;
+	for (i = 0; i < 5 * MODEL_THR && !model->throttles; i++)
+		model_branch_nmi(t, i);
+	/* the fourth drain's debt is past a tick: 4/3 ticks, paused that long */
+	KUNIT_EXPECT_EQ(test, model->pmis, 4);
+	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	KUNIT_EXPECT_EQ(test, model->throttle_ns, 4 * (TICK_NSEC / 3));
+	/* perf's handler ended: BTS stays off, the budget holds it */
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	/* the pause ends: BTS on again, a gap before what comes next */
+	model->now += model->throttle_ns;
+	intel_bts_cpu_unthrottle(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+	KUNIT_EXPECT_EQ(test, model->emit_paused, 1);
+	/* a second end (a stale timer) changes nothing */
+	intel_bts_cpu_unthrottle(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+
+	/* within the budget: as long outside as in each drain */
+	model->throttles = 0;
+	for (i = 0; i < 4 * MODEL_THR; i++) {
+		if (i % MODEL_THR == 0)
+			model->now += TICK_NSEC / 3;
+		model_branch_nmi(t, 100 + i);
+	}
+	KUNIT_EXPECT_EQ(test, model->throttles, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	intel_bts_stream_budget = save;
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+}
+
+/* A disarm during the pause: the timer's end finds nothing to start. */
+static void intel_bts_stream_budget_pause_ends_after_disarm(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int save = intel_bts_stream_budget;
+	unsigned int i;
+
+	intel_bts_stream_budget = 10;
+	model->emit_ns = 2 * TICK_NSEC;
+	for (i = 0; i < MODEL_THR; i++)
+		model_branch_nmi(t, i);
+	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	intel_bts_cpu_unthrottle(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	/* and says nothing into a stream that has ended */
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	intel_bts_stream_budget = save;
+}
+
 static struct kunit_case intel_bts_stream_cases[] = {
+	KUNIT_CASE(intel_bts_stream_budget_owed_arithmetic),
+	KUNIT_CASE(intel_bts_stream_budget_pauses_a_cpu_over_it),
+	KUNIT_CASE(intel_bts_stream_budget_pause_ends_after_disarm),
 	KUNIT_CASE(intel_bts_stream_arm_sets_btint_and_threshold),
 	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
 	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
