@@ -44,6 +44,7 @@
 #define pr_fmt(fmt) "bts: intel_bts: " fmt
 
 #include <linux/bts.h>
+#include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
@@ -57,6 +58,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/smp.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/syscore_ops.h>
@@ -1130,7 +1132,7 @@ static unsigned int intel_bts_capacity(void)
  *
  * Process context. The online callback arms each CPU now and each CPU
  * that comes online later (after CPUHP_AP_PERF_X86_STARTING has written
- * its DS_AREA; INIT cleared its DEBUGCTL); the offline callback disarms a
+ * its DS_AREA); the offline callback disarms a
  * CPU before perf forgets its DS area.
  *
  * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
@@ -1320,21 +1322,40 @@ static struct syscore intel_bts_syscore = {
 	.ops = &intel_bts_syscore_ops,
 };
 
+/*
+ * A kernel that kexec'ed this one without stopping BTS (bts stops it on
+ * every CPU before a kexec, a reboot or a crash kernel; another kernel
+ * may not) left CPUs storing records through its DS_AREA, into memory
+ * that is ours now. INIT keeps DEBUGCTL and DS_AREA (SDM Vol. 3A, Table
+ * 9-1), so that is every CPU it left recording, not only the boot CPU:
+ * the others kept recording from their first instruction here. At init
+ * nothing of this kernel has turned BTS on, so whatever is on is a
+ * leftover: stop it on each online CPU, without marking the CPU stopped
+ * for good (it may record for bts later). A CPU first brought online
+ * after init is not looked at (reasoned, not tested: no kernel here
+ * leaves BTS on).
+ */
+static void __init intel_bts_stop_leftover(void *left)
+{
+	if (get_debugctlmsr() & INTEL_BTS_CTL_RUN) {
+		intel_bts_debugctl_update(&intel_bts_real_hw,
+					  INTEL_BTS_CTL_MASK, 0);
+		atomic_inc(left);
+	}
+}
+
 static int __init intel_bts_init(void)
 {
 	const char *why;
 	int cpu, ret;
 
 	if (boot_cpu_has(X86_FEATURE_BTS)) {
-		/*
-		 * A kernel that kexec'ed this one without stopping BTS left it
-		 * storing records through the DS_AREA it had, into memory
-		 * that is ours now. Stop it (the other CPUs were INIT'ed).
-		 */
-		if (get_debugctlmsr() & INTEL_BTS_CTL_RUN) {
-			pr_warn("BTS was left on by the previous kernel: stopping it\n");
-			intel_bts_stop_this_cpu();
-		}
+		atomic_t left = ATOMIC_INIT(0);
+
+		on_each_cpu(intel_bts_stop_leftover, &left, 1);
+		if (atomic_read(&left))
+			pr_warn("BTS was left on by the previous kernel on %d CPUs: stopped it\n",
+				atomic_read(&left));
 		intel_bts_ctl_works = intel_bts_probe_debugctl();
 	}
 	for_each_possible_cpu(cpu) {
