@@ -4,7 +4,9 @@
 # against the program's disassembly), takes its PMIs (BTINT), and shares
 # the hardware with the bts tracer by exclusion, -EBUSY both ways.
 # perf's intel_bts refuses KPTI, hence nopti.
-# bts-machines: hw-nopti-4
+# Short variant (bts.short=1, the -singlestep machine): 1000 and 30000
+# iterations instead of 1000 and 100000 (still more than a threshold).
+# bts-machines: hw-nopti-4 hw-nopti-ss
 . ./lib.sh
 cd /tmp
 # A BTS threshold PMI is an NMI (the PMI line counts counter overflows).
@@ -18,7 +20,11 @@ cp /tests/bin/branchy /host/branchy
 # buffer (-m ,16M) holds the whole run, so that nothing is lost however
 # late the perf tool, on another vCPU, gets to read it.
 nmi0=$(nmis)
-for n in 1000 100000; do
+RUNS="1000 100000"
+[ "$SHORT" = 1 ] && RUNS="1000 30000"
+# (the host half reads the runs from this file)
+echo "$RUNS" > /host/perf-runs
+for n in $RUNS; do
 	nmi1=$(nmis)
 	perf record -q -m ,16M -e intel_bts//u --per-thread -o /tmp/p$n.data \
 		/tests/bin/branchy $n > /tmp/perf-record.out 2>&1
