@@ -12,6 +12,8 @@
 #    bts/stream's counts add up (records = written + lost);
 #  - trace-cmd record -p bts -O bts_stream records the stream, and
 #    bts-dump --callgraph on it has the workload's call edge.
+#  - the Intel source's CPU-time budget (bts.stream_budget) pauses a CPU
+#    over it, and says so.
 # bts-boot: own
 # bts-timeout: 1500
 . ./lib.sh
@@ -37,6 +39,19 @@ echo 10000000000 > /sys/kernel/debug/x86/nmi_longest_ns
 # that holds them all (the debug kernel makes some 300 calls per system
 # call: 4 MiB per CPU held only the newest 80,000 entries there)
 echo 16384 > $T/buffer_size_kb
+# The CPU-time budget (part 4) would cut gaps into the stream: off here,
+# where every edge is counted. Not on a debug kernel (lockdep, KASAN) on
+# the emulated CPU: there a drain takes milliseconds against a tenth of
+# one for the branches it drains, and without the budget the machine
+# crawled (bts.rst). There perf's share for its interrupts, 25%, and the
+# exact counts only when CPU 1 did not pause.
+P=/sys/module/bts/parameters/stream_budget
+budget_boot=$(cat $P 2> /dev/null)
+debug=
+dmesg | grep -q 'KernelAddressSanitizer initialized' && debug=1
+if hw; then
+	if [ -n "$debug" ]; then echo 25 > $P; else echo 100 > $P; fi
+fi
 check "bts/mode takes stream before arming" sh -c "echo stream > $M"
 is "... and says so" "$(cat $M)" "ring [stream]"
 is "... as the bts_stream option does" "$(cat $T/options/bts_stream)" 1
@@ -52,14 +67,17 @@ echo > $T/trace
 # workload's in the ring buffer)
 stream_counts 1
 set -- $st
-lost0=$3
+lost0=$3 paused0=${7:-0}
 taskset 2 /tests/bin/workload sys $N > /dev/null
 stream_counts 1
 # (tracing_on 0 stops the ring buffer a moment before bts pauses: what
 # comes between is refused, and counted)
 echo 0 > $T/tracing_on
 set -- $st
-lost1=$3
+lost1=$3 paused1=${7:-0}
+exact=
+[ "$paused1" != "$paused0" ] &&
+	exact="CPU 1 paused $((paused1 - paused0)) times for its budget ($(cat $P)%, a debug kernel)"
 set -- $(grep '^1 ' $B/stream)
 if hw; then
 	# paused: no more BTS interrupts. Each one drained between the
@@ -77,16 +95,22 @@ fi
 cat $T/trace > /tmp/s1.txt
 echo 1 > $T/tracing_on
 grep ' cpu=1 [0-9]*/0 ' /tmp/s1.txt > /tmp/s1-cpu1.txt
-# (from the system call dispatcher: an interrupt that returns to the
-# function's first byte is a branch there too)
-n=$(grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$' /tmp/s1-cpu1.txt)
-is "CPU 1 streamed exactly $N call edges into getppid()" "$n" "$N"
 diag "CPU 1: $(wc -l < /tmp/s1-cpu1.txt) stream entries; $(grep -c 'bts_gap' /tmp/s1.txt) gap entries; stream: $(grep '^1 ' $B/stream)"
-# from the workload's first getppid() on, pos runs without a jump
-jumps=$(sed -n '/getppid/,$p' /tmp/s1-cpu1.txt | sed -E 's/.* cpu=1 ([0-9]+)\/0 .*/\1/' |
-	awk 'NR > 1 && $1 != p + 1 { j++ } { p = $1 } END { print j + 0 }')
-is "its pos runs on without a jump" "$jumps" 0
-is "bts/stream: CPU 1 lost nothing while the workload ran" "$((lost1 - lost0))" 0
+if [ -n "$exact" ]; then
+	skip "CPU 1 streamed exactly $N call edges into getppid()" "$exact"
+	skip "its pos runs on without a jump" "$exact"
+else
+	# (from the system call dispatcher: an interrupt that returns to the
+	# function's first byte is a branch there too)
+	n=$(grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$' /tmp/s1-cpu1.txt)
+	is "CPU 1 streamed exactly $N call edges into getppid()" "$n" "$N"
+	# from the workload's first getppid() on, pos runs without a jump
+	jumps=$(sed -n '/getppid/,$p' /tmp/s1-cpu1.txt | sed -E 's/.* cpu=1 ([0-9]+)\/0 .*/\1/' |
+		awk 'NR > 1 && $1 != p + 1 { j++ } { p = $1 } END { print j + 0 }')
+	is "its pos runs on without a jump" "$jumps" 0
+fi
+is "bts/stream: CPU 1 lost nothing while the workload ran (but for its pauses)" \
+	"$((lost1 - lost0))" "$((paused1 - paused0))"
 [ "$2" -gt 0 ] && [ "$2" = "$(($3 + $4))" ] && ok "bts/stream: records = written + lost ($2 = $3 + $4)" ||
 	not_ok "bts/stream: records = written + lost ($*)"
 echo 1 > $B/dump
@@ -96,18 +120,25 @@ echo 1 > $T/tracing_on
 # CPU 1 goes offline and comes back while streaming: it streams again,
 # from where its stream was (pos goes on)
 set -- $(grep '^1 ' $B/stream)
-rec0=$2
+rec0=$2 paused0=$8
 echo 0 > /sys/devices/system/cpu/cpu1/online
 echo 1 > /sys/devices/system/cpu/cpu1/online
 echo > $T/trace
 taskset 2 /tests/bin/workload sys $N > /dev/null
 echo 0 > $T/tracing_on
 set -- $(grep '^1 ' $B/stream)
-n=$(grep ' cpu=1 [0-9]*/0 ' $T/trace |
+exact=
+[ "$8" != "$paused0" ] &&
+	exact="CPU 1 paused $(($8 - paused0)) times for its budget ($(cat $P)%, a debug kernel)"
+[ -n "$exact" ] || n=$(grep ' cpu=1 [0-9]*/0 ' $T/trace |
 	grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$')
 echo 1 > $T/tracing_on
 diag "CPU 1 after offline and online: $*"
-is "CPU 1 offline and online again: it streams the workload's $N calls" "$n" "$N"
+if [ -n "$exact" ]; then
+	skip "CPU 1 offline and online again: it streams the workload's $N calls" "$exact"
+else
+	is "CPU 1 offline and online again: it streams the workload's $N calls" "$n" "$N"
+fi
 [ "$2" -gt "$rec0" ] && [ "$6" = 0 ] && ok "... its stream goes on ($rec0 -> $2 records), no source loss" ||
 	not_ok "... its stream goes on ($rec0 -> $2 records, source_lost $6)"
 
@@ -213,7 +244,7 @@ diag "bts/mode after trace-cmd: $(cat $M)"; echo ring > $M
 # Under TCG a drain takes milliseconds against well under one for the
 # branches it drains: at 5% every CPU that streams pauses.
 if hw; then
-	P=/sys/module/bts/parameters/stream_budget
+	echo "$budget_boot" > $P
 	budget0=$(cat $P)
 	is "bts.stream_budget is 90 unless set" "$budget0" 90
 	for bad in 0 101 -1 x 50x; do
@@ -227,7 +258,8 @@ if hw; then
 	stream_counts 1
 	set -- $st
 	lost0=$3 paused0=$7
-	taskset 2 /tests/bin/workload sys 3000 > /dev/null
+	NP=3000
+	taskset 2 /tests/bin/workload sys $NP > /dev/null
 	echo 0 > $T/tracing_on
 	cat $T/trace > /tmp/s4.txt
 	set -- $(grep '^1 ' $B/stream)
@@ -259,9 +291,9 @@ if hw; then
 	# are not in the stream)
 	n=$(grep ' cpu=1 [0-9]*/0 ' /tmp/s4.txt |
 		grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$')
-	[ "$n" -gt 0 ] && [ "$n" -lt 3000 ] && [ "$jumps" -gt 0 ] &&
-		ok "CPU 1 streamed on between pauses ($n of 3000 calls into getppid())" ||
-		not_ok "CPU 1 streamed on between pauses ($n of 3000 calls into getppid(), $jumps jumps)"
+	[ "$n" -gt 0 ] && [ "$n" -lt $NP ] && [ "$jumps" -gt 0 ] &&
+		ok "CPU 1 streamed on between pauses ($n of $NP calls into getppid())" ||
+		not_ok "CPU 1 streamed on between pauses ($n of $NP calls into getppid(), $jumps jumps)"
 	is "CPU 1 lost nothing but its pauses while the workload ran" \
 		"$(($4 - lost0))" "$(($8 - paused0))"
 fi
