@@ -11,7 +11,8 @@
 #   make demo      boot on the BTS QEMU, arm bts, provoke an oops, show the
 #                  captured history
 #   make check     every test: host, KUnit, guest scenarios; DEBUG=1 for
-#                  the lockdep/KASAN kernel
+#                  the lockdep/KASAN kernel; SINGLESTEP=1 for every
+#                  hardware scenario under QEMU's -singlestep too
 #   make lint      checkpatch --strict and W=1 on the project's kernel files
 #   make bench     benchmarks (figures printed, no assertions)
 #   make series    the whole project as a git-am series onto 6.12

@@ -17,6 +17,14 @@ on each of the machines the tests name:
   hw          the project's QEMU (make qemu) with an Intel CPU whose BTS it
               emulates, KPTI on, 2 vCPUs: the Intel source (boots "hw-...")
   hw-nopti-4  the same with nopti and 4 vCPUs ("hw-nopti-4-...")
+  hw-ss, hw-nopti-ss
+              hw, and hw with nopti, under QEMU's -singlestep: one guest
+              instruction per translation block, so that interrupts land
+              between any two instructions as on silicon, not only at
+              block ends. Some 25 times slower: in make check only the
+              tests that name them run there (timeouts x4); with
+              SINGLESTEP=1 every test of hw and hw-nopti-4 runs on them
+              too (timeouts x25)
 
 Each boot's command line carries bts.expect=sw or bts.expect=hw, which
 tells the tests (lib.sh) which source they must find armed. The hw
@@ -70,18 +78,25 @@ ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
 KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
 
 # The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs,
-# extra -cpu properties). The debug kernel (preemptible, with
-# DEBUG_PREEMPT) boots 4 vCPUs everywhere, so that tasks migrate and CPUs
-# contend. hw-cpl-target: the emulated CPU's other choice where the SDM
-# is silent (which CPL filters a privilege-changing branch,
-# harness/qemu/README.md); only for the tests that name it.
+# extra -cpu properties, extra QEMU options). The debug kernel
+# (preemptible, with DEBUG_PREEMPT) boots 4 vCPUs everywhere, so that
+# tasks migrate and CPUs contend. hw-cpl-target: the emulated CPU's other
+# choice where the SDM is silent (which CPL filters a privilege-changing
+# branch, harness/qemu/README.md); only for the tests that name it. The
+# -ss machines: see above.
+SINGLESTEP = os.environ.get("SINGLESTEP", "0") == "1"
+SS_TIMEOUT = 25 if SINGLESTEP else 4
 MACHINES = {
-    "sw": (False, "", 4 if DEBUG else 2, ""),
-    "hw": (True, "", 4 if DEBUG else 2, ""),
-    "hw-nopti-4": (True, "nopti", 4, ""),
-    "hw-cpl-target": (True, "", 4 if DEBUG else 2, ",bts-cpl-target=on"),
+    "sw": (False, "", 4 if DEBUG else 2, "", ""),
+    "hw": (True, "", 4 if DEBUG else 2, "", ""),
+    "hw-nopti-4": (True, "nopti", 4, "", ""),
+    "hw-cpl-target": (True, "", 4 if DEBUG else 2, ",bts-cpl-target=on", ""),
+    "hw-ss": (True, "", 4 if DEBUG else 2, "", "-singlestep"),
+    "hw-nopti-ss": (True, "nopti", 2, "", "-singlestep"),
 }
 DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4"]
+# SINGLESTEP=1: every test of these machines also runs on its -ss one
+SS_OF = {"hw": "hw-ss", "hw-nopti-4": "hw-nopti-ss"}
 
 results = []
 
@@ -287,7 +302,7 @@ def directives(path):
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
                  kunit=False, machine="sw", smp=None, reboot=False, mem=None):
-        hw, extra, msmp, self.cpu_extra = MACHINES[machine]
+        hw, extra, msmp, self.cpu_extra, self.qemu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
             name = f"{machine}-{name}"
@@ -300,6 +315,9 @@ class Boot:
                        f"{extra} {append}").strip()
         self.expect = list(expect)
         self.timeout = timeout * (3 if DEBUG else 1)
+        if self.qemu_extra == "-singlestep":
+            # the kernel alone boots in 129 s against 5 s
+            self.timeout = self.timeout * SS_TIMEOUT + 300
         self.kunit = kunit
         self.reboot = reboot
         self.mem = mem
@@ -338,7 +356,7 @@ class Boot:
         # KVARIANT too: run-vm.sh boots build/obj-$KVARIANT, and check.py
         # may be run directly, without the Makefile's exports.
         env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT,
-                   BTS_CPU_EXTRA=self.cpu_extra)
+                   BTS_CPU_EXTRA=self.cpu_extra, BTS_QEMU_EXTRA=self.qemu_extra)
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
                             "--share", self.dir,
                             "--log", os.path.join(self.dir, "console.log"),
@@ -492,6 +510,9 @@ def main():
             own = d["boot"] == "own"
             machines = d["machines"].split() or (
                 ["sw", "hw"] if own else DEFAULT_MACHINES)
+            if SINGLESTEP:
+                machines = machines + [SS_OF[m] for m in machines
+                                       if m in SS_OF and SS_OF[m] not in machines]
             for m in machines:
                 if m not in MACHINES:
                     record(f"{t}: bts-machines names {m}", False,

@@ -61,6 +61,9 @@ elif [ "${BTS_HW:-0}" = 1 ]; then
 	[ -x "$bts_qemu" ] || { echo "run-vm: no BTS QEMU at $bts_qemu: make qemu" >&2; exit 1; }
 	machine=("$bts_qemu" -L /usr/share/seabios -L /usr/share/qemu
 		-cpu "$skylake,+ds,+dtes64,+ds-cpl${BTS_CPU_EXTRA:-}")
+	# -singlestep (check.py's -ss machines): interrupts between any two
+	# instructions, as on silicon, not only at translation-block ends
+	[ -n "${BTS_QEMU_EXTRA:-}" ] && machine+=($BTS_QEMU_EXTRA)
 	case " $append " in
 	*" bts.allow_meltdown="*) ;;
 	*) append="bts.allow_meltdown=1 $append" ;;

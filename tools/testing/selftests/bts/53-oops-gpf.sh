@@ -5,6 +5,7 @@
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
+# bts-machines: sw hw hw-ss
 . ./lib-oops.sh
 arm
 provoke "echo gpf > $B/test_fault"

@@ -4,8 +4,6 @@
 # against the program's disassembly), takes its PMIs (BTINT), and shares
 # the hardware with the bts tracer by exclusion, -EBUSY both ways.
 # perf's intel_bts refuses KPTI, hence nopti.
-# Short variant (bts.short=1, the -singlestep machine): 1000 and 30000
-# iterations instead of 1000 and 100000 (still more than a threshold).
 # bts-machines: hw-nopti-4 hw-nopti-ss
 . ./lib.sh
 cd /tmp
@@ -21,7 +19,6 @@ cp /tests/bin/branchy /host/branchy
 # late the perf tool, on another vCPU, gets to read it.
 nmi0=$(nmis)
 RUNS="1000 100000"
-[ "$SHORT" = 1 ] && RUNS="1000 30000"
 # (the host half reads the runs from this file)
 echo "$RUNS" > /host/perf-runs
 for n in $RUNS; do
