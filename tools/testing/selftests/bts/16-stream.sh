@@ -204,7 +204,13 @@ trace-cmd report /tmp/s.dat 2> /dev/null | grep -cE ' cpu=[0-9]+ [0-9]+/0 ' > /t
 	not_ok "trace-cmd report shows the stream"
 bts-dump -s /proc/kallsyms --callgraph /tmp/s.dat > /tmp/cg.dot 2> /tmp/cg.err
 diag "bts-dump: $(head -c 200 /tmp/cg.err)"
-check "bts-dump --callgraph has the edge into getppid()" grep -qE '(__x64_sys|__do_sys)_getppid' /tmp/cg.dot
+# (on a debug kernel the budget, 25% there, may have paused CPU 1 over
+# every call: then the stream has none, and the call graph cannot)
+if [ -n "$debug" ] && hw && ! trace-cmd report /tmp/s.dat 2> /dev/null | grep -qE -- '-> (__x64_sys|__do_sys)_getppid\+0x0'; then
+	skip "bts-dump --callgraph has the edge into getppid()" "the stream has none: CPU 1 paused for its budget (debug kernel)"
+else
+	check "bts-dump --callgraph has the edge into getppid()" grep -qE '(__x64_sys|__do_sys)_getppid' /tmp/cg.dot
+fi
 # coverage: every caller -> callee edge trace-cmd report shows in the
 # stream is in the call graph (names turned into addresses with this
 # boot's kallsyms, so that aliases of one address compare equal). The
@@ -296,8 +302,10 @@ if hw; then
 	# are not in the stream)
 	n=$(grep ' cpu=1 [0-9]*/0 ' /tmp/s4.txt |
 		grep -cE -- '(x64_sys_call|do_syscall_64)\+0x[0-9a-f]+/0x[0-9a-f]+ -> (__x64_sys|__do_sys)_getppid\+0x0/.* stream$')
-	[ "$n" -gt 0 ] && [ "$n" -lt $NP ] && [ "$jumps" -gt 0 ] &&
-		ok "CPU 1 streamed on between pauses ($n of $NP calls into getppid())" ||
+	# (a debug kernel's recording between two pauses may hold no call
+	# into getppid(): there records after a pause are enough)
+	[ "$n" -lt $NP ] && [ "$jumps" -gt 0 ] && { [ "$n" -gt 0 ] || [ -n "$debug" ]; } &&
+		ok "CPU 1 streamed on between pauses ($n of $NP calls into getppid(), $jumps jumps)" ||
 		not_ok "CPU 1 streamed on between pauses ($n of $NP calls into getppid(), $jumps jumps)"
 	is "CPU 1 lost nothing but its pauses while the workload ran" \
 		"$(($4 - lost0))" "$(($8 - paused0))"
