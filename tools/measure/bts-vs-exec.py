@@ -18,6 +18,13 @@ QEMU's own single-step execution log of the same run:
            time advances 128 ns an instruction (-icount shift=7): the
            250 Hz tick then interrupts the windows every ~31,000
            instructions, whatever the log costs in host time.
+  --mode stream: two vCPUs, the tests' stream mode (BTINT, the BTS
+           interrupt every 1365 records, drains in NMI context), kernel
+           branches only; each window is a program's sync() to its next
+           sync() (gdb logs from one ksys_sync to the next), and the
+           stream, ftrace's raw text, is compared per CPU with that CPU's
+           branches in the log (match_stream() has the method), the
+           flags word included.
   compare  for each window, derive the taken branches from the log and
            compare them with the records the guest read: the newest record
            against the last branch before the WRMSR that froze BTS, and so
@@ -63,10 +70,14 @@ def run(a):
     os.makedirs(share, exist_ok=True)
     for d in (out, share):
         for f in os.listdir(d):
-            if f.endswith(('.bin', '.log', '.sock', '.txt', '.tap', '.err')):
+            if f.endswith(('.bin', '.log', '.sock', '.txt', '.tap', '.err',
+                           '.counts')):
                 os.unlink(os.path.join(d, f))
     with open(os.path.join(share, 'windows'), 'w') as f:
         f.write('%d\n' % a.windows)
+    with open(os.path.join(share, 'mode'), 'w') as f:
+        f.write(a.mode + '\n')
+    stream = a.mode == 'stream'
     con = os.path.join(out, 'console.log')
     port = free_port()
     append = ('console=ttyS0 loglevel=7 nokaslr panic=-1 panic_on_oops=0 '
@@ -77,8 +88,10 @@ def run(a):
             '-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec',
             # guest time advances by instructions, so that the timer tick
             # cannot outrun a guest slowed down by the log, but fast
-            # enough that it interrupts the logged windows
-            '-icount', 'shift=7', '-smp', '1', '-m', '1024', '-no-reboot',
+            # enough that it interrupts the logged windows (a PMI raised
+            # mid-block needs harness/qemu's patch 0006 under -icount)
+            '-icount', 'shift=7',
+            '-smp', '2' if stream else '1', '-m', '1024', '-no-reboot',
             '-nic', 'none', '-display', 'none', '-monitor', 'none',
             '-kernel', a.bzimage, '-initrd', a.initrd,
             '-virtfs', 'local,path=%s,mount_tag=host0,security_model=none,id=host0' % share,
@@ -93,7 +106,10 @@ def run(a):
             gdb.append('monitor memsave 0x%x 0x%x "%s/text.bin"' % (lo, hi - lo, out))
         gdb += ['monitor logfile %s/exec-%d.log' % (out, w),
                 'monitor singlestep on', 'monitor log exec,nochain,int',
-                'thbreak *0x%x' % syms['intel_bts_read_this_cpu'], 'continue',
+                # ring: the snapshot or capture froze BTS; stream: the
+                # window's second sync
+                'thbreak *0x%x' % syms['ksys_sync' if stream else
+                                       'intel_bts_read_this_cpu'], 'continue',
                 'monitor log none', 'monitor singlestep off',
                 'shell echo %d >> "%s/stops.txt"' % (w, out)]
     gdb += ['continue']
@@ -111,6 +127,11 @@ def run(a):
             while g.poll() is None and p.poll() is None:
                 if time.time() > t:
                     raise RuntimeError('timed out after %d s (see %s)' % (a.timeout, out))
+                size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)
+                           if f.startswith('exec-'))
+                if size > a.max_log_gb << 30:
+                    raise RuntimeError('the exec logs passed %d GiB (see %s)' %
+                                       (a.max_log_gb, out))
                 time.sleep(0.5)
             # gdb's last continue returns when the guest reboots (-no-reboot)
             p.wait(timeout=max(1, t - time.time()))
@@ -173,20 +194,24 @@ def read_events(log, cpu):
     return ev
 
 
-def derive(log, code, cpu=0):
+def derive(log, code, cpu=0, freeze=True):
     """The taken branches of one CPU in the log, oldest first, as
-    (from, to, how), ending at that CPU's WRMSR that froze BTS (its last)."""
+    (from, to, how). With freeze, ending at that CPU's WRMSR that froze
+    BTS (its last); without, the whole log, each executed WRMSR (after
+    which BTS may be on or off) as (pc, None, 'wrmsr')."""
     ev = read_events(log, cpu)
-    freeze = None
-    for i in range(len(ev) - 1, -1, -1):
-        if code.insn(ev[i][0])[1] == 'wrmsr':
-            freeze = i
-            break
-    if freeze is None:
-        raise RuntimeError('%s: no WRMSR (the freeze) in the log' % log)
+    end = len(ev) - 1
+    if freeze:
+        end = None
+        for i in range(len(ev) - 1, -1, -1):
+            if code.insn(ev[i][0])[1] == 'wrmsr':
+                end = i
+                break
+        if end is None:
+            raise RuntimeError('%s: no WRMSR (the freeze) in the log' % log)
     out = []
     unknown = 0
-    for i in range(freeze):
+    for i in range(max(end, 0)):
         pc, ints = ev[i]
         nxt = ev[i + 1][0]
         size, mn = code.insn(pc)
@@ -201,6 +226,8 @@ def derive(log, code, cpu=0):
                 # then the CPU left ip for the handler
                 if ip == pc:
                     ran = False
+                elif not freeze and mn == 'wrmsr':
+                    out.append((pc, None, 'wrmsr'))
                 elif ip != pc + size and pc >= KERNEL:
                     out.append((pc, ip, mn))
                 if ip >= KERNEL:
@@ -212,6 +239,9 @@ def derive(log, code, cpu=0):
             continue
         if not ran or nxt == pc:
             continue            # a REP iteration, or a re-entered TB
+        if not freeze and mn == 'wrmsr':
+            out.append((pc, None, 'wrmsr'))
+            continue
         if pc < KERNEL:
             continue            # user mode: BTS_OFF_USR
         if nxt != pc + size or (mn and mn.startswith(UNCOND)):
@@ -293,6 +323,197 @@ def compare(a):
     return 0 if ok else 1
 
 
+# ftrace's raw text (options/raw) of an ftrace:bts entry and of a gap:
+# "pid cpu ts" and the entry's raw fields (kernel/trace/trace_bts.c)
+RAW = re.compile(r'^\s*\d+ \d+ \d+ (\d+) (\d+) (\d+) (\d+) '
+                 r'0x([0-9a-f]+) 0x([0-9a-f]+) 0x([0-9a-f]+)\s*$')
+GAP = re.compile(r'^\s*\d+ \d+ \d+ bts_gap cpu:(\d+) lost:(\d+)')
+REASON_STREAM = 6
+# the one function of bts's that writes DEBUGCTL (the hardware layer)
+BTS_WRMSR = 'intel_bts_hw_debugctl_write'
+
+
+def stream_records(path):
+    """{cpu: [(pos, from, to, flags)]} of the stream, in pos order, and
+    {cpu: records its bts_gap entries say were lost}"""
+    recs, gaps = {}, {}
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = RAW.match(line)
+            if m:
+                cpu, pos, nr, reason = (int(m.group(i)) for i in range(1, 5))
+                if nr == 0 and reason == REASON_STREAM:
+                    recs.setdefault(cpu, []).append(
+                        (pos, int(m.group(5), 16), int(m.group(6), 16),
+                         int(m.group(7), 16)))
+                continue
+            m = GAP.match(line)
+            if m:
+                gaps[int(m.group(1))] = gaps.get(int(m.group(1)), 0) + int(m.group(2))
+    for r in recs.values():
+        r.sort()
+    return recs, gaps
+
+
+def match_stream(recs, der, syms):
+    """Walk one CPU's branches from the log against its stream.
+
+    BTS goes on or off only at a WRMSR, so the log's branches between
+    two WRMSRs (a segment) are all in the stream, in order and with
+    consecutive pos, or none is. A run of segments that is not must
+    begin at bts's own DEBUGCTL write (the BTS interrupt stops BTS while
+    it drains; perf's handler writes other MSRs meanwhile): any other is
+    a mismatch, as is a segment only partly streamed or a record no
+    branch explains. The walk starts at the
+    first segment of 8 or more branches found in the stream (before it
+    the other CPU's log may begin mid-segment) and ends where the stream
+    does (records still in the BTS buffer when tracing stopped are not
+    in it) or the log does. Returns a dict of counts and mismatches."""
+    segs, opener, der_index = [[]], [None], [None]
+    for i, (f, t, how) in enumerate(der):
+        if how == 'wrmsr':
+            segs.append([])
+            opener.append(f)
+            der_index.append(i)
+        else:
+            segs[-1].append(((f, t), how))
+    key = [(r[1], r[2]) for r in recs]
+    first = {}
+    for j, k in enumerate(key):
+        first.setdefault(k, []).append(j)
+    res = dict(matched=0, absent=0, absent_segs=0, unstreamed=0, kinds={},
+               openers={}, mism=[], start=None, cleared=0, drains=0)
+    j = None
+    for k0, seg in enumerate(segs):
+        if len(seg) < 8:
+            continue
+        want = [kernel_only(b) for b, _ in seg]
+        for cand in first.get(want[0], []):
+            if key[cand:cand + len(want)] == want:
+                j = cand
+                break
+        if j is not None:
+            break
+    if j is None:
+        res['mism'].append('no segment of the log found in the stream')
+        return res
+    res['start'] = j
+    # BTS is on at the first segment found. It goes off and on again only
+    # at bts's own DEBUGCTL writes, which alternate here (the BTS
+    # interrupt stops BTS while it drains and starts it again; nothing
+    # else freezes the CPU in these windows): segments from a stop to the
+    # next start are not streamed, every other one is, whole. (The
+    # segment after the stop may begin with the same branches as the one
+    # after the start: both return from the same function.)
+    off = False
+    for k in range(k0, len(segs)):
+        seg = segs[k]
+        mine = k > k0 and opener_is_bts(der_index[k], der, syms)
+        if mine:
+            off = not off
+        if off:
+            name = syms.func(opener[k])
+            name = 'bts (%s)' % name if mine else name
+            res['openers'][name] = res['openers'].get(name, 0) + 1
+            res['drains'] += mine
+            res['absent'] += len(seg)
+            res['absent_segs'] += 1
+            continue
+        if not seg:
+            continue
+        want = [kernel_only(b) for b, _ in seg]
+        if j >= len(key):
+            res['unstreamed'] += len(want)
+            continue
+        got = key[j:j + len(want)]
+        if got == want or (j + len(got) == len(key) and got == want[:len(got)]):
+            for i, (b, how) in enumerate(seg[:len(got)]):
+                pos, _, _, flags = recs[j + i]
+                cleared = kernel_only(b) != b
+                exp = BTS_FLAG_USER_CLEARED if cleared else 0
+                if flags != exp:
+                    res['mism'].append('record pos %d %s -> %s: flags 0x%x, want 0x%x' % (
+                        pos, syms.sym(b[0]), syms.sym(b[1]), flags, exp))
+                if j + i > res['start'] and pos != recs[j + i - 1][0] + 1:
+                    res['mism'].append('record pos %d follows pos %d: records lost' % (
+                        pos, recs[j + i - 1][0]))
+                kk = how if how in ('int', 'exc') else 'branch'
+                res['kinds'][kk] = res['kinds'].get(kk, 0) + 1
+                res['cleared'] += cleared
+            res['matched'] += len(got)
+            res['unstreamed'] += len(want) - len(got)
+            j += len(got)
+            continue
+        i = next(i for i in range(len(got)) if got[i] != want[i])
+        res['mism'].append('record pos %d: BTS %s -> %s, exec log %s -> %s (%s), '
+                           '%d branches into a segment of %d after a WRMSR at %s' % (
+                               recs[j + i][0], syms.sym(got[i][0]), syms.sym(got[i][1]),
+                               syms.sym(want[i][0]), syms.sym(want[i][1]), seg[i][1],
+                               i, len(want), syms.sym(opener[k])))
+        break
+    return res
+
+
+def opener_is_bts(i, der, syms):
+    """Is the WRMSR at der[i] bts's DEBUGCTL write: reached from the
+    hardware layer's debugctl_write (a tail call to update_debugctlmsr)
+    within the few branches before it?"""
+    for f, t, how in der[max(0, i - 4):i]:
+        if how != 'wrmsr' and syms.func(f) == BTS_WRMSR:
+            return True
+    return False
+
+
+def compare_stream(a):
+    syms = Symbols(a.system_map)
+    code = Code(os.path.join(a.dir, 'text.bin'), syms['_stext'])
+    total = bad = 0
+    ok = True
+    for w in range(1, a.windows + 1):
+        log = os.path.join(a.dir, 'exec-%d.log' % w)
+        st = os.path.join(a.dir, 'share', 'stream-%d.txt' % w)
+        if not os.path.exists(log) or not os.path.exists(st):
+            print('window %d: missing %s' % (w, log if not os.path.exists(log) else st))
+            ok = False
+            continue
+        recs, gaps = stream_records(st)
+        for cpu in range(a.cpus):
+            der, unknown = derive(log, code, cpu, freeze=False)
+            r = match_stream(recs.get(cpu, []), der, syms)
+            n = r['matched']
+            total += n
+            bad += len(r['mism'])
+            print('window %d CPU %d: %d streamed records, %d compared in order (%s; '
+                  '%d with the user half cleared and flagged); %d branches in %d '
+                  'segments not streamed, opened by %s; %d after the '
+                  'stream\'s end; %d mismatches%s' % (
+                      w, cpu, len(recs.get(cpu, [])), n,
+                      ', '.join('%d %s' % (v, k) for k, v in sorted(r['kinds'].items())),
+                      r['cleared'],
+                      r['absent'], r['absent_segs'],
+                      ', '.join('%s %d' % (k, v) for k, v in sorted(
+                          r['openers'].items(), key=lambda x: str(x[0]))) or 'none',
+                      r['unstreamed'], len(r['mism']),
+                      ', %d instructions outside the saved text' % unknown
+                      if unknown else ''))
+            for m in r['mism'][:a.show]:
+                print('  ' + m)
+            if not r['drains']:
+                print('  no BTS interrupt (bts stopping BTS to drain) in the window')
+            # each CPU: its stream compared across at least one BTS
+            # interrupt; how much of the window each vCPU ran varies
+            if n < 1000:
+                print('  fewer than 1000 records compared')
+            if r['mism'] or not r['drains'] or n < 1000:
+                ok = False
+    print('compared %d records in %d windows on %d CPUs, %d mismatches' % (
+        total, a.windows, a.cpus, bad))
+    if total < a.min_records:
+        print('fewer than %d records compared' % a.min_records)
+        ok = False
+    return 0 if ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -305,17 +526,21 @@ def main():
     r.add_argument('--out', required=True)
     r.add_argument('--windows', type=int, default=4)
     r.add_argument('--timeout', type=float, default=900)
+    r.add_argument('--mode', choices=('ring', 'stream'), default='ring')
+    r.add_argument('--max-log-gb', type=int, default=8)
     c = sub.add_parser('compare')
     c.add_argument('--system-map', required=True)
     c.add_argument('--dir', required=True)
     c.add_argument('--windows', type=int, default=4)
     c.add_argument('--min-records', type=int, default=10000)
     c.add_argument('--show', type=int, default=20)
+    c.add_argument('--mode', choices=('ring', 'stream'), default='ring')
+    c.add_argument('--cpus', type=int, default=2)
     a = ap.parse_args()
     if a.cmd == 'run':
         run(a)
         return 0
-    return compare(a)
+    return compare_stream(a) if a.mode == 'stream' else compare(a)
 
 
 if __name__ == '__main__':

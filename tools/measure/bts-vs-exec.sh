@@ -3,6 +3,13 @@
 # trace of the same run (bts-vs-exec.py has the method).
 #
 #   tools/measure/bts-vs-exec.sh [OUTDIR]       (default build/bts-vs-exec)
+#   MODE=stream tools/measure/bts-vs-exec.sh [OUTDIR]
+#                                  (default build/bts-vs-exec-stream)
+#
+# MODE=ring (the default): one vCPU, circular mode, the snapshot and the
+# oops capture. MODE=stream: the tests' configuration, two vCPUs, stream
+# mode with its BTS interrupts, each CPU's stream against that CPU's
+# execution.
 #
 # Environment: OBJ (default build/obj-test), INITRAMFS
 # (build/initramfs.cpio.gz), QEMU (build/qemu/qemu-system-x86_64, make qemu),
@@ -14,8 +21,14 @@ top=$(cd "$here/../.." && pwd)
 OBJ=${OBJ:-$top/build/obj-test}
 INITRAMFS=${INITRAMFS:-$top/build/initramfs.cpio.gz}
 QEMU=${QEMU:-$top/build/qemu/qemu-system-x86_64}
+MODE=${MODE:-ring}
 WINDOWS=${WINDOWS:-4}
-out=$(mkdir -p "${1:-$top/build/bts-vs-exec}" && cd "${1:-$top/build/bts-vs-exec}" && pwd)
+case $MODE in
+ring) def=$top/build/bts-vs-exec ;;
+stream) def=$top/build/bts-vs-exec-stream ;;
+*) echo "bts-vs-exec: MODE is ring or stream" >&2; exit 1 ;;
+esac
+out=$(mkdir -p "${1:-$def}" && cd "${1:-$def}" && pwd)
 py=/usr/bin/python3
 
 for t in gdb cpio gzip "$QEMU"; do
@@ -34,6 +47,6 @@ cat "$INITRAMFS" "$out/extra.cpio.gz" > "$out/initramfs.cpio.gz"
 
 $py "$here/bts-vs-exec.py" run --qemu "$QEMU" --bzimage "$out/bzImage" \
 	--initrd "$out/initramfs.cpio.gz" --system-map "$out/System.map" \
-	--out "$out" --windows "$WINDOWS"
+	--out "$out" --windows "$WINDOWS" --mode "$MODE"
 $py "$here/bts-vs-exec.py" compare --system-map "$out/System.map" --dir "$out" \
-	--windows "$WINDOWS"
+	--windows "$WINDOWS" --mode "$MODE"

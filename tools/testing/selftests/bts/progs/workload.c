@@ -8,6 +8,9 @@
  *			mostly kernel branches
  *	workload user N	N iterations of a call-and-loop in user mode: user
  *			branches only
+ *	workload sync N	sync(), N getppid() calls, sync(): the window of
+ *			tools/measure/bts-vs-exec.sh's stream mode, whose gdb
+ *			logs from one ksys_sync to the next
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 20000;
 	int sys = argc > 1 && !strcmp(argv[1], "sys");
+	int syn = argc > 1 && !strcmp(argv[1], "sync");
 	struct timespec a, b;
 	volatile int s = 0;
 	char buf[64];
@@ -33,6 +37,13 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (syn) {
+		sync();
+		for (int i = 0; i < n; i++)
+			s += getppid();
+		sync();
+		n = 0;
+	}
 	for (int i = 0; i < n; i++) {
 		if (sys) {
 			s += getppid();
