@@ -269,18 +269,28 @@ def kernel_only(branch):
     return tuple(addr if addr >> 63 else 0 for addr in branch)
 
 
-def compare(a):
+def windows(a, data):
+    """The symbols, the saved text, whether every window's files are
+    there, and (window, exec log, guest file) of those that are; data is
+    the guest file's name with %d for the window."""
     syms = Symbols(a.system_map)
     code = Code(os.path.join(a.dir, 'text.bin'), syms['_stext'])
-    total = bad = 0
-    ok = True
+    found, ok = [], True
     for w in range(1, a.windows + 1):
         log = os.path.join(a.dir, 'exec-%d.log' % w)
-        rec = os.path.join(a.dir, 'share', 'records-%d.bin' % w)
-        if not os.path.exists(log) or not os.path.exists(rec):
-            print('window %d: missing %s' % (w, log if not os.path.exists(log) else rec))
+        dat = os.path.join(a.dir, 'share', data % w)
+        if not os.path.exists(log) or not os.path.exists(dat):
+            print('window %d: missing %s' % (w, log if not os.path.exists(log) else dat))
             ok = False
             continue
+        found.append((w, log, dat))
+    return syms, code, ok, found
+
+
+def compare(a):
+    syms, code, ok, found = windows(a, 'records-%d.bin')
+    total = bad = 0
+    for w, log, rec in found:
         der, unknown = derive(log, code)
         r = records(rec)
         kinds = {}
@@ -465,18 +475,10 @@ def opener_is_bts(i, der, syms):
 
 
 def compare_stream(a):
-    syms = Symbols(a.system_map)
-    code = Code(os.path.join(a.dir, 'text.bin'), syms['_stext'])
+    syms, code, ok, found = windows(a, 'stream-%d.txt')
     total = bad = 0
-    ok = True
-    for w in range(1, a.windows + 1):
-        log = os.path.join(a.dir, 'exec-%d.log' % w)
-        st = os.path.join(a.dir, 'share', 'stream-%d.txt' % w)
-        if not os.path.exists(log) or not os.path.exists(st):
-            print('window %d: missing %s' % (w, log if not os.path.exists(log) else st))
-            ok = False
-            continue
-        recs, gaps = stream_records(st)
+    for w, log, st in found:
+        recs, _ = stream_records(st)
         for cpu in range(a.cpus):
             der, unknown = derive(log, code, cpu, freeze=False)
             r = match_stream(recs.get(cpu, []), der, syms)
