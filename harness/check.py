@@ -429,7 +429,7 @@ def bve_check(mode):
     name = "hw-bts-vs-exec" + ("-stream" if mode == "stream" else "")
     out = os.path.join(OUT, name)
     t0 = time.time()
-    env = dict(os.environ, MODE=mode, WINDOWS="2" if mode == "stream" else "4")
+    env = dict(os.environ, MODE=mode, WINDOWS="1" if mode == "stream" else "4")
     p = subprocess.run([os.path.join(TOP, "tools/measure/bts-vs-exec.sh"), out],
                        capture_output=True, text=True, timeout=1200, env=env)
     with open(os.path.join(OUT, name + ".log"), "w") as f:

@@ -19,8 +19,9 @@ QEMU's own single-step execution log of the same run:
            250 Hz tick then interrupts the windows every ~31,000
            instructions, whatever the log costs in host time.
   --mode stream: two vCPUs, the tests' stream mode (BTINT, the BTS
-           interrupt every 1365 records, drains in NMI context), kernel
-           branches only; each window is a program's sync() to its next
+           interrupt every 1365 records, drains in NMI context), user
+           branches on (the only user code is tests/bin/workload, static,
+           whose text --user-elf gives); each window is a program's sync() to its next
            sync() (gdb logs from one ksys_sync to the next), and the
            stream, ftrace's raw text, is compared per CPU with that CPU's
            branches in the log (match_stream() has the method), the
@@ -148,24 +149,60 @@ def run(a):
 
 
 class Code:
-    """Instructions of the kernel text saved from guest memory."""
+    """Instructions of the kernel text saved from guest memory, and of
+    the executable segments of a static non-PIE user program (the only
+    user code the stream windows run)."""
 
-    def __init__(self, path, lo):
+    def __init__(self, path, lo, user_elf=None):
         import capstone
         self.cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-        self.lo = lo
-        self.text = open(path, 'rb').read()
+        self.regions = [(lo, open(path, 'rb').read())]
+        if user_elf:
+            self.regions += elf_exec_segments(user_elf)
         self.cache = {}
+        self.to_next = set()
 
     def insn(self, pc):
-        """(length, mnemonic) at pc, or (0, None) outside the text"""
+        """(length, mnemonic) at pc, or (0, None) outside the code"""
         if pc not in self.cache:
-            off = pc - self.lo
             i = None
-            if 0 <= off < len(self.text):
-                i = next(self.cs.disasm(self.text[off:off + 16], pc, 1), None)
+            for lo, text in self.regions:
+                off = pc - lo
+                if 0 <= off < len(text):
+                    i = next(self.cs.disasm(text[off:off + 16], pc, 1), None)
+                    break
             self.cache[pc] = (i.size, i.mnemonic) if i else (0, None)
+            if i and i.mnemonic.startswith(('j', 'loop')) and i.mnemonic != 'jmp':
+                try:
+                    if int(i.op_str, 16) == pc + i.size:
+                        self.to_next.add(pc)
+                except ValueError:
+                    pass
         return self.cache[pc]
+
+    def jcc_to_next(self, pc):
+        """Is pc a conditional branch whose target is the next
+        instruction? Whether it was taken is not in the log."""
+        self.insn(pc)
+        return pc in self.to_next
+
+
+def elf_exec_segments(path):
+    """[(vaddr, bytes)] of an ELF64 executable's PT_LOAD segments with
+    PF_X (the program headers: e_phoff at 0x20, e_phentsize and e_phnum
+    at 0x36)."""
+    d = open(path, 'rb').read()
+    if d[:5] != b'\x7fELF\x02' or struct.unpack_from('<H', d, 0x10)[0] != 2:
+        raise RuntimeError('%s: not a 64-bit ELF executable (ET_EXEC)' % path)
+    phoff = struct.unpack_from('<Q', d, 0x20)[0]
+    phentsize, phnum = struct.unpack_from('<HH', d, 0x36)
+    segs = []
+    for k in range(phnum):
+        ptype, flags, off, vaddr, _, filesz = struct.unpack_from(
+            '<IIQQQQ', d, phoff + k * phentsize)
+        if ptype == 1 and flags & 1:
+            segs.append((vaddr, d[off:off + filesz]))
+    return segs
 
 
 TRACE = re.compile(r'^Trace (\d+): 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/')
@@ -194,11 +231,15 @@ def read_events(log, cpu):
     return ev
 
 
-def derive(log, code, cpu=0, freeze=True):
+def derive(log, code, cpu=0, freeze=True, user=False):
     """The taken branches of one CPU in the log, oldest first, as
     (from, to, how). With freeze, ending at that CPU's WRMSR that froze
     BTS (its last); without, the whole log, each executed WRMSR (after
-    which BTS may be on or off) as (pc, None, 'wrmsr')."""
+    which BTS may be on or off) as (pc, None, 'wrmsr'). Branches whose
+    source is in user mode only with user (BTS_OFF_USR clear)."""
+    def keep(addr):
+        return user or addr >= KERNEL
+
     ev = read_events(log, cpu)
     end = len(ev) - 1
     if freeze:
@@ -215,7 +256,7 @@ def derive(log, code, cpu=0, freeze=True):
         pc, ints = ev[i]
         nxt = ev[i + 1][0]
         size, mn = code.insn(pc)
-        if mn is None and pc >= KERNEL:
+        if mn is None and keep(pc):
             unknown += 1
         ran = True
         if ints:
@@ -228,13 +269,24 @@ def derive(log, code, cpu=0, freeze=True):
                     ran = False
                 elif not freeze and mn == 'wrmsr':
                     out.append((pc, None, 'wrmsr'))
-                elif ip != pc + size and pc >= KERNEL:
+                elif ip != pc + size and keep(pc):
                     out.append((pc, ip, mn))
-                if ip >= KERNEL:
+                if keep(ip):
                     out.append((ip, nxt, 'int'))
                 continue
-            # an exception, or INT n: from the instruction itself
-            if pc >= KERNEL:
+            # an exception, or INT n: from the instruction itself. An
+            # exception at another instruction than pc (an instruction
+            # fetch that faulted at the target of pc's branch: an IRET
+            # to a user page not yet mapped) comes after pc ran.
+            if not e['soft'] and ip != pc:
+                if not freeze and mn == 'wrmsr':
+                    out.append((pc, None, 'wrmsr'))
+                elif keep(pc) and (ip != pc + size or (mn and mn.startswith(UNCOND))):
+                    out.append((pc, ip, mn))
+                if keep(ip):
+                    out.append((ip, nxt, 'exc'))
+                continue
+            if keep(pc):
                 out.append((pc, nxt, 'exc'))
             continue
         if not ran or nxt == pc:
@@ -242,8 +294,10 @@ def derive(log, code, cpu=0, freeze=True):
         if not freeze and mn == 'wrmsr':
             out.append((pc, None, 'wrmsr'))
             continue
-        if pc < KERNEL:
+        if not keep(pc):
             continue            # user mode: BTS_OFF_USR
+        if not freeze and code.jcc_to_next(pc):
+            continue            # taken or not: match_stream leaves it out
         if nxt != pc + size or (mn and mn.startswith(UNCOND)):
             out.append((pc, nxt, mn))
     return out, unknown
@@ -274,7 +328,8 @@ def windows(a, data):
     there, and (window, exec log, guest file) of those that are; data is
     the guest file's name with %d for the window."""
     syms = Symbols(a.system_map)
-    code = Code(os.path.join(a.dir, 'text.bin'), syms['_stext'])
+    code = Code(os.path.join(a.dir, 'text.bin'), syms['_stext'],
+                getattr(a, 'user_elf', None))
     found, ok = [], True
     for w in range(1, a.windows + 1):
         log = os.path.join(a.dir, 'exec-%d.log' % w)
@@ -365,7 +420,7 @@ def stream_records(path):
     return recs, gaps
 
 
-def match_stream(recs, der, syms):
+def match_stream(recs, der, syms, code):
     """Walk one CPU's branches from the log against its stream.
 
     BTS goes on or off only at a WRMSR, so the log's branches between
@@ -387,17 +442,26 @@ def match_stream(recs, der, syms):
             der_index.append(i)
         else:
             segs[-1].append(((f, t), how))
+    # A conditional branch to the next instruction: the log cannot say
+    # whether it was taken, so derive() leaves it out and so does this,
+    # where BTS recorded it taken (counted). The pos check allows for it.
+    n0, all_recs = len(recs), recs
+    recs = [r for r in recs if not (code.jcc_to_next(r[1]) and
+                                    r[2] == r[1] + code.insn(r[1])[0])]
     key = [(r[1], r[2]) for r in recs]
+    kept = {r[0] for r in recs}
+    left_out = {r[0] for r in all_recs if r[0] not in kept}
     first = {}
     for j, k in enumerate(key):
         first.setdefault(k, []).append(j)
     res = dict(matched=0, absent=0, absent_segs=0, unstreamed=0, kinds={},
-               openers={}, mism=[], start=None, cleared=0, drains=0)
+               openers={}, mism=[], start=None, user=0, drains=0,
+               to_next=n0 - len(recs))
     j = None
     for k0, seg in enumerate(segs):
         if len(seg) < 8:
             continue
-        want = [kernel_only(b) for b, _ in seg]
+        want = [b for b, _ in seg]
         for cand in first.get(want[0], []):
             if key[cand:cand + len(want)] == want:
                 j = cand
@@ -431,7 +495,7 @@ def match_stream(recs, der, syms):
             continue
         if not seg:
             continue
-        want = [kernel_only(b) for b, _ in seg]
+        want = [b for b, _ in seg]
         if j >= len(key):
             res['unstreamed'] += len(want)
             continue
@@ -439,17 +503,17 @@ def match_stream(recs, der, syms):
         if got == want or (j + len(got) == len(key) and got == want[:len(got)]):
             for i, (b, how) in enumerate(seg[:len(got)]):
                 pos, _, _, flags = recs[j + i]
-                cleared = kernel_only(b) != b
-                exp = BTS_FLAG_USER_CLEARED if cleared else 0
-                if flags != exp:
-                    res['mism'].append('record pos %d %s -> %s: flags 0x%x, want 0x%x' % (
-                        pos, syms.sym(b[0]), syms.sym(b[1]), flags, exp))
-                if j + i > res['start'] and pos != recs[j + i - 1][0] + 1:
+                # user branches are on: nothing cleared, nothing flagged
+                if flags != 0:
+                    res['mism'].append('record pos %d %s -> %s: flags 0x%x, want 0' % (
+                        pos, syms.sym(b[0]), syms.sym(b[1]), flags))
+                if j + i > res['start'] and pos != recs[j + i - 1][0] + 1 and \
+                        any(p not in left_out for p in range(recs[j + i - 1][0] + 1, pos)):
                     res['mism'].append('record pos %d follows pos %d: records lost' % (
                         pos, recs[j + i - 1][0]))
                 kk = how if how in ('int', 'exc') else 'branch'
                 res['kinds'][kk] = res['kinds'].get(kk, 0) + 1
-                res['cleared'] += cleared
+                res['user'] += b[0] < KERNEL or b[1] < KERNEL
             res['matched'] += len(got)
             res['unstreamed'] += len(want) - len(got)
             j += len(got)
@@ -480,18 +544,22 @@ def compare_stream(a):
     for w, log, st in found:
         recs, _ = stream_records(st)
         for cpu in range(a.cpus):
-            der, unknown = derive(log, code, cpu, freeze=False)
-            r = match_stream(recs.get(cpu, []), der, syms)
+            der, unknown = derive(log, code, cpu, freeze=False, user=True)
+            r = match_stream(recs.get(cpu, []), der, syms, code)
+            if unknown:
+                r['mism'].append('%d instructions outside the kernel text and the '
+                                 'user program: their lengths are unknown' % unknown)
             n = r['matched']
             total += n
             bad += len(r['mism'])
             print('window %d CPU %d: %d streamed records, %d compared in order (%s; '
-                  '%d with the user half cleared and flagged); %d branches in %d '
+                  '%d to or from user mode; %d taken conditional branches to the next '
+                  'instruction left out); %d branches in %d '
                   'segments not streamed, opened by %s; %d after the '
                   'stream\'s end; %d mismatches%s' % (
                       w, cpu, len(recs.get(cpu, [])), n,
                       ', '.join('%d %s' % (v, k) for k, v in sorted(r['kinds'].items())),
-                      r['cleared'],
+                      r['user'], r['to_next'],
                       r['absent'], r['absent_segs'],
                       ', '.join('%s %d' % (k, v) for k, v in sorted(
                           r['openers'].items(), key=lambda x: str(x[0]))) or 'none',
@@ -529,7 +597,7 @@ def main():
     r.add_argument('--windows', type=int, default=4)
     r.add_argument('--timeout', type=float, default=900)
     r.add_argument('--mode', choices=('ring', 'stream'), default='ring')
-    r.add_argument('--max-log-gb', type=int, default=8)
+    r.add_argument('--max-log-gb', type=int, default=12)
     c = sub.add_parser('compare')
     c.add_argument('--system-map', required=True)
     c.add_argument('--dir', required=True)
@@ -538,6 +606,7 @@ def main():
     c.add_argument('--show', type=int, default=20)
     c.add_argument('--mode', choices=('ring', 'stream'), default='ring')
     c.add_argument('--cpus', type=int, default=2)
+    c.add_argument('--user-elf', help='stream mode: the user program the windows run')
     a = ap.parse_args()
     if a.cmd == 'run':
         run(a)

@@ -8,8 +8,8 @@
 #
 # MODE=ring (the default): one vCPU, circular mode, the snapshot and the
 # oops capture. MODE=stream: the tests' configuration, two vCPUs, stream
-# mode with its BTS interrupts, each CPU's stream against that CPU's
-# execution.
+# mode with its BTS interrupts, user branches on, each CPU's stream
+# against that CPU's execution.
 #
 # Environment: OBJ (default build/obj-test), INITRAMFS
 # (build/initramfs.cpio.gz), QEMU (build/qemu/qemu-system-x86_64, make qemu),
@@ -44,9 +44,12 @@ install -m 755 "$here/guest-bts-vs-exec.sh" "$out/extra/tests/bts-vs-exec.sh"
 (cd "$out/extra" && echo tests/bts-vs-exec.sh | cpio -o -H newc -R 0:0 2> /dev/null | gzip) \
 	> "$out/extra.cpio.gz"
 cat "$INITRAMFS" "$out/extra.cpio.gz" > "$out/initramfs.cpio.gz"
+# the one user program of the stream windows, as the guest runs it
+(cd "$out" && gzip -dc "$INITRAMFS" | cpio -i --quiet --to-stdout tests/bin/workload) \
+	> "$out/workload"
 
 $py "$here/bts-vs-exec.py" run --qemu "$QEMU" --bzimage "$out/bzImage" \
 	--initrd "$out/initramfs.cpio.gz" --system-map "$out/System.map" \
 	--out "$out" --windows "$WINDOWS" --mode "$MODE"
 $py "$here/bts-vs-exec.py" compare --system-map "$out/System.map" --dir "$out" \
-	--windows "$WINDOWS" --mode "$MODE"
+	--windows "$WINDOWS" --mode "$MODE" --user-elf "$out/workload"

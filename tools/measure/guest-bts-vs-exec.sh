@@ -11,9 +11,10 @@
 # at intel_bts_read_this_cpu.
 #
 # stream: two vCPUs, the tests' stream mode: BTINT, the BTS interrupt
-# (a PMI) every 1365 records, drains in NMI context, kernel branches
-# only (user halves cleared and flagged). CPU 1 makes system calls all
-# the time; each window is a program on CPU 0 between two sync() calls
+# (a PMI) every 1365 records, drains in NMI context, user branches on.
+# CPU 1 makes system calls all the time (tests/bin/workload sys, as the
+# window's program is: the host decodes the user code of that one
+# static program); each window is a program on CPU 0 between two sync() calls
 # (gdb starts the log at the first ksys_sync and stops it at the
 # second), with 20 system calls between them: short, since every branch
 # streamed costs a ring-buffer entry, and the log holds all of it. Then the stream, as ftrace's raw text, goes
@@ -29,6 +30,7 @@ if [ "$mode" = stream ]; then
 	# no pause for the CPU-time budget: every record is streamed
 	echo 100 > /sys/module/bts/parameters/stream_budget
 	echo stream > $B/mode
+	echo 1 > $T/options/bts_user
 fi
 echo bts > $T/current_tracer
 if ! grep -q '^active: intel_bts$' $B/source; then
@@ -36,7 +38,7 @@ if ! grep -q '^active: intel_bts$' $B/source; then
 	exit 1
 fi
 if [ "$mode" = stream ]; then
-	taskset 2 sh -c 'while :; do echo x > /dev/null; done' &
+	taskset 2 /tests/bin/workload sys 2000000000 > /dev/null &
 	load=$!
 	i=1
 	while [ "$i" -le "$n" ]; do
@@ -51,6 +53,8 @@ if [ "$mode" = stream ]; then
 		i=$((i + 1))
 	done
 	kill $load
+	# the reboot crawled while every branch was streamed
+	echo nop > $T/current_tracer
 	con "done"
 	exit 0
 fi
