@@ -17,6 +17,10 @@ on each of the machines the tests name:
   hw          the project's QEMU (make qemu) with an Intel CPU whose BTS it
               emulates, KPTI on, 2 vCPUs: the Intel source (boots "hw-...")
   hw-nopti-4  the same with nopti and 4 vCPUs ("hw-nopti-4-...")
+  hw-cpl-target
+              hw with the emulated CPU's other reading of the SDM's
+              silence: BTS_OFF_OS/BTS_OFF_USR filter a branch between user
+              and kernel mode by its target's CPL (bts-cpl-target=on)
   hw-ss, hw-nopti-ss
               hw, and hw with nopti, under QEMU's -singlestep: one guest
               instruction per translation block, so that interrupts land
@@ -42,7 +46,8 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-mem: MiB               its RAM (default 1024, 2048 with DEBUG):
                                for a test that names physical addresses
   # bts-machines: M ...        where it runs (default: sw hw, and for
-                               shared tests hw-nopti-4 too)
+                               shared tests hw-nopti-4 and hw-cpl-target
+                               too)
   # bts-tap: console           its TAP is on the console, each line
                                prefixed "BTS-TAP: " (tests that suspend)
   # bts-share: kernel          the boot's share holds bzImage and
@@ -82,8 +87,8 @@ KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
 # (preemptible, with DEBUG_PREEMPT) boots 4 vCPUs everywhere, so that
 # tasks migrate and CPUs contend. hw-cpl-target: the emulated CPU's other
 # choice where the SDM is silent (which CPL filters a privilege-changing
-# branch, harness/qemu/README.md); only for the tests that name it. The
-# -ss machines: see above.
+# branch, harness/qemu/README.md): the shared tests, and the tests that
+# name it. The -ss machines: see above.
 SINGLESTEP = os.environ.get("SINGLESTEP", "0") == "1"
 SS_TIMEOUT = 25 if SINGLESTEP else 4
 MACHINES = {
@@ -94,7 +99,7 @@ MACHINES = {
     "hw-ss": (True, "", 4 if DEBUG else 2, "", "-singlestep"),
     "hw-nopti-ss": (True, "nopti", 2, "", "-singlestep"),
 }
-DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4"]
+DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4", "hw-cpl-target"]
 # SINGLESTEP=1: every test of these machines also runs on its -ss one
 SS_OF = {"hw": "hw-ss", "hw-nopti-4": "hw-nopti-ss"}
 

@@ -77,10 +77,15 @@ entries_per_cpu() {
 # A hardware record's to may also be a user address: the return to user
 # mode (sysret, iret) is a kernel branch, recorded with user branches off.
 unsymbolized() {
-	local sym='[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+' to
-	to=$sym
-	hw && to="($sym|0x[0-9a-f]{1,12})"
-	bts_entries "$1" | grep -vE " [0-9]+/[0-9]+ $sym -> $to( |\$)"
+	local sym='[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+' from to
+	from=$sym to=$sym
+	# hardware: a branch between user and kernel mode keeps its user
+	# half (user branches on) or has it cleared to 0x0. Which end is
+	# the user one depends on the CPL the CPU filters on (the SDM does
+	# not say; hw-cpl-target is the other choice): the return to user
+	# mode's target, or the entry's source.
+	hw && from="($sym|0x0)" to="($sym|0x[0-9a-f]{1,12})"
+	bts_entries "$1" | grep -vE " [0-9]+/[0-9]+ $from -> $to( |\$)"
 }
 
 # kmemleak (the debug kernel, make check DEBUG=1): kmemleak_clear forgets
