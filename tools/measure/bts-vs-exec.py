@@ -21,8 +21,9 @@ QEMU's own single-step execution log of the same run:
   --mode stream: two vCPUs, the tests' stream mode (BTINT, the BTS
            interrupt every 1365 records, drains in NMI context), user
            branches on (the only user code is tests/bin/workload, static,
-           whose text --user-elf gives); each window is a program's sync() to its next
-           sync() (gdb logs from one ksys_sync to the next), and the
+           whose text --user-elf gives); each window is a program's
+           sync() to its next sync() (gdb logs from one ksys_sync to the
+           next), and the
            stream, ftrace's raw text, is compared per CPU with that CPU's
            branches in the log (match_stream() has the method), the
            flags word included.
@@ -388,20 +389,19 @@ def compare(a):
     return 0 if ok else 1
 
 
-# ftrace's raw text (options/raw) of an ftrace:bts entry and of a gap:
-# "pid cpu ts" and the entry's raw fields (kernel/trace/trace_bts.c)
+# ftrace's raw text (options/raw) of an ftrace:bts entry: "pid cpu ts"
+# and the entry's raw fields (kernel/trace/trace_bts.c). A loss shows as
+# a jump in pos, which match_stream() checks.
 RAW = re.compile(r'^\s*\d+ \d+ \d+ (\d+) (\d+) (\d+) (\d+) '
                  r'0x([0-9a-f]+) 0x([0-9a-f]+) 0x([0-9a-f]+)\s*$')
-GAP = re.compile(r'^\s*\d+ \d+ \d+ bts_gap cpu:(\d+) lost:(\d+)')
 REASON_STREAM = 6
 # the one function of bts's that writes DEBUGCTL (the hardware layer)
 BTS_WRMSR = 'intel_bts_hw_debugctl_write'
 
 
 def stream_records(path):
-    """{cpu: [(pos, from, to, flags)]} of the stream, in pos order, and
-    {cpu: records its bts_gap entries say were lost}"""
-    recs, gaps = {}, {}
+    """{cpu: [(pos, from, to, flags)]} of the stream, in pos order"""
+    recs = {}
     with open(path, errors='replace') as f:
         for line in f:
             m = RAW.match(line)
@@ -411,13 +411,9 @@ def stream_records(path):
                     recs.setdefault(cpu, []).append(
                         (pos, int(m.group(5), 16), int(m.group(6), 16),
                          int(m.group(7), 16)))
-                continue
-            m = GAP.match(line)
-            if m:
-                gaps[int(m.group(1))] = gaps.get(int(m.group(1)), 0) + int(m.group(2))
     for r in recs.values():
         r.sort()
-    return recs, gaps
+    return recs
 
 
 def match_stream(recs, der, syms, code):
@@ -425,15 +421,15 @@ def match_stream(recs, der, syms, code):
 
     BTS goes on or off only at a WRMSR, so the log's branches between
     two WRMSRs (a segment) are all in the stream, in order and with
-    consecutive pos, or none is. A run of segments that is not must
-    begin at bts's own DEBUGCTL write (the BTS interrupt stops BTS while
-    it drains; perf's handler writes other MSRs meanwhile): any other is
-    a mismatch, as is a segment only partly streamed or a record no
-    branch explains. The walk starts at the
-    first segment of 8 or more branches found in the stream (before it
-    the other CPU's log may begin mid-segment) and ends where the stream
-    does (records still in the BTS buffer when tracing stopped are not
-    in it) or the log does. Returns a dict of counts and mismatches."""
+    consecutive pos, or none is: none from bts's own DEBUGCTL write that
+    stops BTS to the one that starts it again (perf's handler writes
+    other MSRs between), all otherwise. A segment only partly streamed,
+    or one streamed where the other was due, is a mismatch. The walk
+    starts at the first segment of 8 or more branches found in the
+    stream (before it the other CPU's log may begin mid-segment) and
+    ends where the stream does (records still in the BTS buffer when
+    tracing stopped are not in it) or the log does. Returns a dict of
+    counts and mismatches."""
     segs, opener, der_index = [[]], [None], [None]
     for i, (f, t, how) in enumerate(der):
         if how == 'wrmsr':
@@ -542,7 +538,7 @@ def compare_stream(a):
     syms, code, ok, found = windows(a, 'stream-%d.txt')
     total = bad = 0
     for w, log, st in found:
-        recs, _ = stream_records(st)
+        recs = stream_records(st)
         for cpu in range(a.cpus):
             der, unknown = derive(log, code, cpu, freeze=False, user=True)
             r = match_stream(recs.get(cpu, []), der, syms, code)

@@ -12,13 +12,13 @@
 #
 # stream: two vCPUs, the tests' stream mode: BTINT, the BTS interrupt
 # (a PMI) every 1365 records, drains in NMI context, user branches on.
-# CPU 1 makes system calls all the time (tests/bin/workload sys, as the
-# window's program is: the host decodes the user code of that one
-# static program); each window is a program on CPU 0 between two sync() calls
-# (gdb starts the log at the first ksys_sync and stops it at the
-# second), with 20 system calls between them: short, since every branch
-# streamed costs a ring-buffer entry, and the log holds all of it. Then the stream, as ftrace's raw text, goes
-# to the share.
+# CPU 1 makes system calls all the time (tests/bin/workload sys, the
+# same static program as the window's: the host decodes that one
+# program's user code). Each window is that program on CPU 0 between
+# two sync() calls (gdb starts the log at the first ksys_sync and stops
+# it at the second) with 20 system calls between them: short, since
+# every branch streamed costs a ring-buffer entry and the log holds all
+# of it. Then the stream, as ftrace's raw text, goes to the share.
 T=/sys/kernel/tracing
 B=$T/bts
 con() { echo "BTS-VALIDATE: $*" > /dev/console; }
