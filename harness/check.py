@@ -17,10 +17,13 @@ on each of the machines the tests name:
   hw          the project's QEMU (make qemu) with an Intel CPU whose BTS it
               emulates, KPTI on, 2 vCPUs: the Intel source (boots "hw-...")
   hw-nopti-4  the same with nopti and 4 vCPUs ("hw-nopti-4-...")
-  hw-cpl-target
-              hw with the emulated CPU's other reading of the SDM's
-              silence: BTS_OFF_OS/BTS_OFF_USR filter a branch between user
-              and kernel mode by its target's CPL (bts-cpl-target=on)
+  hw-cpl-target, hw-nopti-cpl-target
+              hw, and hw-nopti-4, with the emulated CPU's other reading of
+              the SDM's silence: BTS_OFF_OS/BTS_OFF_USR filter a branch
+              between user and kernel mode by its target's CPL
+              (bts-cpl-target=on). In make check the shared tests and the
+              tests that name them run there; with CPL_TARGET=1 every
+              test of hw and hw-nopti-4 runs on them too
   hw-ss, hw-nopti-ss
               hw, and hw with nopti, under QEMU's -singlestep: one guest
               instruction per translation block, so that interrupts land
@@ -90,18 +93,22 @@ KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
 # branch, harness/qemu/README.md): the shared tests, and the tests that
 # name it. The -ss machines: see above.
 SINGLESTEP = os.environ.get("SINGLESTEP", "0") == "1"
+CPL_TARGET = os.environ.get("CPL_TARGET", "0") == "1"
 SS_TIMEOUT = 25 if SINGLESTEP else 4
 MACHINES = {
     "sw": (False, "", 4 if DEBUG else 2, "", ""),
     "hw": (True, "", 4 if DEBUG else 2, "", ""),
     "hw-nopti-4": (True, "nopti", 4, "", ""),
     "hw-cpl-target": (True, "", 4 if DEBUG else 2, ",bts-cpl-target=on", ""),
+    "hw-nopti-cpl-target": (True, "nopti", 4, ",bts-cpl-target=on", ""),
     "hw-ss": (True, "", 4 if DEBUG else 2, "", "-singlestep"),
     "hw-nopti-ss": (True, "nopti", 2, "", "-singlestep"),
 }
 DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4", "hw-cpl-target"]
 # SINGLESTEP=1: every test of these machines also runs on its -ss one
 SS_OF = {"hw": "hw-ss", "hw-nopti-4": "hw-nopti-ss"}
+# CPL_TARGET=1: every test of these machines also runs on its cpl-target one
+CPL_OF = {"hw": "hw-cpl-target", "hw-nopti-4": "hw-nopti-cpl-target"}
 
 results = []
 
@@ -527,6 +534,9 @@ def main():
             if SINGLESTEP:
                 machines = machines + [SS_OF[m] for m in machines
                                        if m in SS_OF and SS_OF[m] not in machines]
+            if CPL_TARGET:
+                machines = machines + [CPL_OF[m] for m in machines
+                                       if m in CPL_OF and CPL_OF[m] not in machines]
             for m in machines:
                 if m not in MACHINES:
                     record(f"{t}: bts-machines names {m}", False,

@@ -16,6 +16,7 @@
 #    over it, and says so.
 # bts-boot: own
 # bts-timeout: 1500
+# bts-machines: sw hw hw-cpl-target
 . ./lib.sh
 M=$B/mode
 N=300

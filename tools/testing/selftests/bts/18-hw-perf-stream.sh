@@ -14,7 +14,7 @@
 #      source_lost 0, and the stream holds the workload's system calls.
 # tests/bin/perfsample reads each event's count and checks samples
 # against count / period itself; its lines are in the diagnostics.
-# bts-machines: hw
+# bts-machines: hw hw-cpl-target
 # bts-boot: own
 # bts-timeout: 900
 . ./lib.sh

@@ -6,7 +6,7 @@
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
-# bts-machines: sw hw hw-nopti-4
+# bts-machines: sw hw hw-nopti-4 hw-cpl-target
 . ./lib-oops.sh
 arm
 provoke "echo EXCEPTION > $DIRECT"

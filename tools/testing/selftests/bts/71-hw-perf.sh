@@ -4,7 +4,7 @@
 # against the program's disassembly), takes its PMIs (BTINT), and shares
 # the hardware with the bts tracer by exclusion, -EBUSY both ways.
 # perf's intel_bts refuses KPTI, hence nopti.
-# bts-machines: hw-nopti-4 hw-nopti-ss
+# bts-machines: hw-nopti-4 hw-nopti-ss hw-nopti-cpl-target
 . ./lib.sh
 cd /tmp
 # A BTS threshold PMI is an NMI (the PMI line counts counter overflows).
