@@ -22,6 +22,7 @@ struct folded {
 
 struct analysis {
 	uint64_t total;
+	uint64_t doubtful;		/* branches with an ambiguous end (console text) */
 	struct u64map targets;		/* runtime to -> count */
 	uint64_t cleared_targets;	/* to a cleared user half: no address */
 	struct u64map functions;	/* fn key of to -> count */
@@ -133,6 +134,7 @@ void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev
 	uint64_t to = fn_key(r, rec->to, ev->to_sym);
 
 	a->total++;
+	a->doubtful += !!ev->doubt;
 	if (rec_to_cleared(rec))
 		a->cleared_targets++;	/* not a branch to 0: counted apart */
 	else
@@ -201,8 +203,11 @@ void print_hist(struct out *o, struct analysis *a, struct resolver *r, unsigned 
 	struct count *c;
 	size_t n;
 
-	out_fmt(o, "# %llu branches\n# hot branch targets\n#     count   share  target\n",
-		(unsigned long long)a->total);
+	out_fmt(o, "# %llu branches\n", (unsigned long long)a->total);
+	if (a->doubtful)
+		out_fmt(o, "# %llu of them name a static function that exists more than once with that size, and the text did not say which: counted for the likeliest copy\n",
+			(unsigned long long)a->doubtful);
+	out_lit(o, "# hot branch targets\n#     count   share  target\n");
 	c = sorted_counts(&a->targets, a->cleared_targets, &n);
 	for (size_t i = 0; i < n && i < top; i++) {
 		const struct sym *s;
@@ -286,6 +291,9 @@ void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
 	if (a->nedges)
 		max = a->edges[0].count;
 	out_str(o, "digraph bts_calls {\n\trankdir=LR;\n\tnode [shape=box, fontname=\"monospace\"];\n");
+	if (a->doubtful)
+		out_fmt(o, "\t// %llu branches name a static function that exists more than once with that size, and the text did not say which: counted for the likeliest copy\n",
+			(unsigned long long)a->doubtful);
 	for (size_t i = 0; i < a->nedges; i++) {
 		const struct edge *e = &a->edges[i];
 

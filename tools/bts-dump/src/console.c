@@ -32,8 +32,20 @@ struct console_ref {
 	uint64_t value;		/* raw: the address; else the offset */
 	uint64_t size;		/* the symbol's size as %pS printed it */
 	uint64_t start;		/* the symbol chosen (its address) */
-	uint8_t ambiguous;	/* several symbols of that name and size */
+	uint8_t doubt;		/* DOUBT_*: how sure the choice of @start is */
+	uint8_t has_low;	/* the line ended with the low 32 bits */
+	uint32_t low;		/* the address's low 32 bits, as printed */
 };
+
+/*
+ * How sure the symbol chosen for a name is. A name several static
+ * functions of one size share is DOUBT_UNKNOWN (the first of them taken)
+ * until something proves one: the low 32 bits the kernel prints, or a
+ * direct branch from a proven address. The neighbours' choices make one
+ * DOUBT_LIKELY only: records lost between them, or an edge of the
+ * software source, break that reasoning, so it is never taken as proof.
+ */
+enum { DOUBT_NONE, DOUBT_LIKELY, DOUBT_UNKNOWN };
 
 /* Lines longer than this are no bts lines (the kernel's are < 600 bytes). */
 #define MAX_LINE	4096
@@ -152,6 +164,24 @@ struct entry {
 	const char *from_name, *to_name, *from_mod, *to_mod;
 };
 
+/* "@XXXXXXXX:XXXXXXXX": the low 32 bits of both addresses. */
+static bool parse_low(const char *t, size_t n, struct entry *e)
+{
+	uint64_t a, b;
+
+	if (n != 18 || t[0] != '@' || t[9] != ':' || !parse_u(t + 1, 8, 16, &a) ||
+	    !parse_u(t + 10, 8, 16, &b))
+		return false;
+	/* A number %pS printed must agree with them: else the line is damaged. */
+	if ((e->from.raw && (uint32_t)e->from.value != a) ||
+	    (e->to.raw && (uint32_t)e->to.value != b))
+		return false;
+	e->from.has_low = e->to.has_low = 1;
+	e->from.low = (uint32_t)a;
+	e->to.low = (uint32_t)b;
+	return true;
+}
+
 /* The entry starting at "cpu=" in [p, end), or false. */
 static bool parse_entry(const char *p, const char *end, struct entry *e)
 {
@@ -172,7 +202,7 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	    e->pos >= v)
 		return false;
 	e->nr = (uint32_t)v;
-	/* FROM [mod] -> TO [mod] [fault] [sw] [reason] */
+	/* FROM [mod] -> TO [mod] [fault] [sw] [reason] [@LOW:LOW] (older kernels: no LOW) */
 	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->from, &e->from_name))
 		return false;
 	if (!token(&p, end, &t, &n))
@@ -188,7 +218,12 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->to, &e->to_name))
 		return false;
 	while (token(&p, end, &t, &n)) {
-		if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw && !e->reason) {
+		if (e->from.has_low) {
+			return false;	/* nothing follows the low bits */
+		} else if (t[0] == '@') {
+			if (!parse_low(t, n, e))
+				return false;
+		} else if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw && !e->reason) {
 			e->fault = true;
 		} else if (n == 4 && !memcmp(t, "[sw]", 4) && !e->sw && !e->reason) {
 			e->sw = true;
@@ -564,32 +599,147 @@ static bool same_name(const struct console_pending *pend, const struct console_r
 	       (!a->mod_len || !memcmp(pend->pool + a->mod, pend->pool + b->mod, a->mod_len));
 }
 
-/* Make @r the symbol at @start if it is one of its candidates. */
-static bool choose(const struct console_pending *pend, const struct symtab *st,
-		   struct console_ref *r, uint64_t start)
+/* The starts of every symbol @r's name and size could mean. */
+static size_t candidates(const struct console_pending *pend, const struct symtab *st,
+			 const struct console_ref *r, uint64_t *starts, size_t max)
 {
-	uint64_t starts[1024];
-	size_t n = symtab_name_starts(st, pend->pool + r->name, r->name_len,
-				      r->mod_len ? pend->pool + r->mod : "", r->mod_len, r->size,
-				      r->value, starts, ARRAY_SIZE(starts));
+	return symtab_name_starts(st, pend->pool + r->name, r->name_len,
+				  r->mod_len ? pend->pool + r->mod : "", r->mod_len, r->size,
+				  r->value, starts, max);
+}
 
+#define MAX_CANDIDATES	1024
+
+/*
+ * Make @r the symbol at @start, if it is one of its candidates and @doubt
+ * is less than what @r has now.
+ */
+static bool choose(const struct console_pending *pend, const struct symtab *st,
+		   struct console_ref *r, uint64_t start, uint8_t doubt)
+{
+	uint64_t starts[MAX_CANDIDATES];
+	size_t n;
+
+	if (doubt >= r->doubt)
+		return false;
+	n = candidates(pend, st, r, starts, ARRAY_SIZE(starts));
 	for (size_t k = 0; k < n; k++) {
 		if (starts[k] == start) {
 			r->start = start;
-			r->ambiguous = 0;
+			r->doubt = doubt;
 			return true;
 		}
 	}
 	return false;
 }
 
+/* A difference between a printed low half and a table address, of one dump. */
+struct low_diff {
+	size_t dump;
+	uint32_t diff;
+};
+
+static int cmp_low_diff(const void *a, const void *b)
+{
+	const struct low_diff *x = a, *y = b;
+
+	if (x->dump != y->dump)
+		return (x->dump > y->dump) - (x->dump < y->dump);
+	return (x->diff > y->diff) - (x->diff < y->diff);
+}
+
+/*
+ * The low 32 bits a line ends with (kernels since they print them) name
+ * the copy. They are runtime addresses: the table's addresses move by the
+ * dump's bias, known from its bts_history line or, without one, from the
+ * names that have a single symbol (the most common difference).
+ * Return: how many addresses no candidate (or, for a single one, not the
+ * symbol itself) agrees with: symbols of another kernel. @first is the
+ * first of them.
+ */
+static size_t by_low_bits(struct console_pending *pend, struct dump_list *list,
+			  const struct symtab *st, const uint64_t *bias,
+			  const struct console_ref **first)
+{
+	uint32_t *lbias = xcalloc(list->n ? list->n : 1, sizeof(*lbias));
+	bool *known = xcalloc(list->n ? list->n : 1, sizeof(*known));
+	struct low_diff *diffs = NULL;
+	size_t nd = 0, cap = 0, bad = 0;
+
+	for (size_t d = 0; d < list->n; d++) {
+		if (list->d[d].header) {
+			lbias[d] = (uint32_t)bias[d];
+			known[d] = true;
+		}
+	}
+	/* Without a header: the most common difference of single-symbol names, per dump. */
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+
+		if (known[r->dump] || r->raw || !r->has_low || r->doubt || !r->start)
+			continue;
+		if (nd == cap) {
+			cap = cap ? cap * 2 : 256;
+			diffs = xrealloc(diffs, cap * sizeof(*diffs));
+		}
+		diffs[nd++] = (struct low_diff){ r->dump, r->low - (uint32_t)(r->start + r->value) };
+	}
+	if (nd)
+		qsort(diffs, nd, sizeof(*diffs), cmp_low_diff);
+	for (size_t k = 0, run = 0, best = 0; k < nd; k++) {
+		if (k && diffs[k].dump != diffs[k - 1].dump)
+			best = 0;
+		run = k && diffs[k].dump == diffs[k - 1].dump &&
+		      diffs[k].diff == diffs[k - 1].diff ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			lbias[diffs[k].dump] = diffs[k].diff;
+			known[diffs[k].dump] = true;
+		}
+	}
+	for (size_t i = 0; i < pend->n; i++) {
+		struct console_ref *r = &pend->refs[i];
+		uint64_t starts[MAX_CANDIDATES];
+		size_t n, hits = 0;
+		uint64_t hit = 0;
+
+		if (r->raw || !r->has_low || !known[r->dump] || (!r->start && !r->doubt))
+			continue;
+		n = r->doubt ? candidates(pend, st, r, starts, ARRAY_SIZE(starts)) : 0;
+		if (!r->doubt) {
+			starts[0] = r->start;
+			n = 1;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if ((uint32_t)(starts[k] + r->value) + lbias[r->dump] == r->low) {
+				hit = starts[k];
+				hits++;
+			}
+		}
+		if (!hits) {
+			if (!bad++)
+				*first = r;
+		} else if (hits == 1) {
+			r->start = hit;
+			r->doubt = DOUBT_NONE;
+		}
+	}
+	free(diffs);
+	free(known);
+	free(lbias);
+	return bad;
+}
+
 /*
  * Static functions of one name and size (copies of a header's inline, in
- * several files) cannot be told apart by their text. Their neighbours
- * can: the CPU runs on from where a branch went, so a record's 'to' and
- * the next record's 'from' are in the same function when they name it.
- * Known choices spread to ambiguous neighbours, forward and back.
- * Returns how many stay ambiguous (the first candidate kept).
+ * several files) cannot be told apart by a line of an older kernel, which
+ * prints no low bits. Their neighbours can help: a direct call or jump
+ * from a proven place names its target (proof); the CPU runs on from
+ * where a branch went, so a record's 'to' and the next record's 'from'
+ * are likely in the same function when they name it, and a return lands
+ * right after its call (likely: records lost between them, or an edge of
+ * the software source, break both). What stays in doubt is counted and
+ * marked. Returns how many addresses are in doubt.
  */
 static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 			   const struct symtab *st, struct resolver *res)
@@ -614,11 +764,11 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
 				uint64_t t;
 
-				if (!to->ambiguous || from->ambiguous || (from->raw && !from->value) ||
-				    (!from->raw && !from->start))
+				if (!to->doubt || from->doubt == DOUBT_UNKNOWN ||
+				    (from->raw && !from->value) || (!from->raw && !from->start))
 					continue;
 				if (resolver_branch_target(res, (from->raw ? 0 : from->start) + from->value, &t))
-					changed |= choose(pend, st, to, t - to->value);
+					changed |= choose(pend, st, to, t - to->value, from->doubt);
 			}
 		}
 		/*
@@ -629,13 +779,13 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 			for (uint32_t i = 0; refs[d] && i < list->d[d].count; i++) {
 				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
 
-				for (uint32_t j = i; to->ambiguous && j-- > 0;) {
+				for (uint32_t j = i; to->doubt == DOUBT_UNKNOWN && j-- > 0;) {
 					struct console_ref *call = &pend->refs[refs[d][2 * (size_t)j]];
 
-					if (!call->ambiguous && call->value < to->value &&
+					if (call->doubt != DOUBT_UNKNOWN && call->value < to->value &&
 					    call->value + 7 >= to->value && call->value + 2 <= to->value &&
 					    same_name(pend, call, to))
-						changed |= choose(pend, st, to, call->start);
+						changed |= choose(pend, st, to, call->start, DOUBT_LIKELY);
 				}
 			}
 		}
@@ -649,40 +799,48 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
 				struct console_ref *from = &pend->refs[refs[d][2 * (size_t)i + 2]];
 
-				if (!same_name(pend, to, from) || to->ambiguous == from->ambiguous)
+				if (!same_name(pend, to, from) || to->doubt == from->doubt)
 					continue;
-				if (to->ambiguous)
-					changed |= choose(pend, st, to, from->start);
+				if (to->doubt > from->doubt)
+					changed |= choose(pend, st, to, from->start, DOUBT_LIKELY);
 				else
-					changed |= choose(pend, st, from, to->start);
+					changed |= choose(pend, st, from, to->start, DOUBT_LIKELY);
 			}
 		}
 		if (!changed && pass)
 			break;
 	}
-	for (size_t i = 0; i < pend->n; i++) {
-		struct console_ref *r = &pend->refs[i];
-		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
-
-		if (r->raw || (!r->start && !r->ambiguous))
-			continue;
-		left += r->ambiguous;
-		if (r->which)
-			rec->to = r->start + r->value;
-		else
-			rec->from = r->start + r->value;
-	}
 	for (size_t d = 0; d < list->n; d++)
 		free(refs[d]);
 	free(refs);
+	for (size_t i = 0; i < pend->n; i++)
+		left += !pend->refs[i].raw && pend->refs[i].doubt;
 	return left;
+}
+
+/* Mark the records whose addresses stay in doubt, in their dumps. */
+static void mark_doubts(const struct console_pending *pend, struct dump_list *list)
+{
+	for (size_t i = 0; i < pend->n; i++) {
+		const struct console_ref *r = &pend->refs[i];
+		struct bts_dump *d = &list->d[r->dump];
+
+		if (r->raw || !r->doubt)
+			continue;
+		if (!d->doubt)
+			d->doubt = xcalloc(d->count ? d->count : 1, 1);
+		if (!d->doubt[r->rec])
+			d->ndoubtful++;
+		d->doubt[r->rec] |= r->which ? BTS_DOUBT_TO : BTS_DOUBT_FROM;
+		d->ndoubts++;
+	}
 }
 
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
 		    bool force, struct resolver *res)
 {
-	size_t missing = 0, ambiguous = 0, beyond = 0;
-	const struct console_ref *first = NULL, *first_beyond = NULL;
+	size_t missing = 0, doubts = 0, beyond = 0, wrong;
+	const struct console_ref *first = NULL, *first_beyond = NULL, *first_wrong = NULL;
 	uint64_t *bias = xcalloc(list->n ? list->n : 1, sizeof(*bias));
 
 	/*
@@ -707,60 +865,65 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 			pend->refs[i].value -= bias[pend->refs[i].dump];
 
 	for (size_t i = 0; i < pend->n; i++) {
+		struct console_ref *r = &pend->refs[i];
+		uint64_t addr;
+		int k;
+
+		r->doubt = DOUBT_NONE;
+		if (r->raw)
+			continue;
+		k = symtab_find_name(st, pend->pool + r->name, r->name_len,
+				     r->mod_len ? pend->pool + r->mod : "", r->mod_len,
+				     r->size, r->value, &addr);
+		if (k < 0) {
+			if (!missing++)
+				first = r;
+			continue;
+		}
+		if (k == 2 && !beyond++)
+			first_beyond = r;
+		r->doubt = k == 1 ? DOUBT_UNKNOWN : DOUBT_NONE;
+		r->start = addr;
+	}
+	wrong = by_low_bits(pend, list, st, bias, &first_wrong);
+	doubts = disambiguate(pend, list, st, res);
+	mark_doubts(pend, list);
+	for (size_t i = 0; i < pend->n; i++) {
 		const struct console_ref *r = &pend->refs[i];
 		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
-		uint64_t addr = r->value;
+		uint64_t addr = 0;
 
-		if (!r->raw) {
-			int k = symtab_find_name(st, pend->pool + r->name, r->name_len,
-						 r->mod_len ? pend->pool + r->mod : "", r->mod_len,
-						 r->size, r->value, &addr);
-
-			if (k < 0) {
-				if (!missing++)
-					first = r;
-				addr = 0;
-			} else {
-				if (k == 2 && !beyond++)
-					first_beyond = r;
-				pend->refs[i].ambiguous = k == 1;
-				pend->refs[i].start = addr;
-				addr += r->value;
-			}
-		}
+		/* (a name not found stays 0) */
+		if (r->raw)
+			addr = r->value + bias[r->dump];
+		else if (r->start)
+			addr = r->start + r->value + bias[r->dump];
 		if (r->which)
 			rec->to = addr;
 		else
 			rec->from = addr;
 	}
-	ambiguous = disambiguate(pend, list, st, res);
-	for (size_t i = 0; i < pend->n; i++) {
-		const struct console_ref *r = &pend->refs[i];
-		struct bts_rec *rec = &list->d[r->dump].records[r->rec];
-		uint64_t *addr = r->which ? &rec->to : &rec->from;
-
-		/* (a name not found stays 0) */
-		if (bias[r->dump] && (r->raw || *addr))
-			*addr += bias[r->dump];
-	}
 	free(bias);
 	for (size_t i = 0; i < list->n; i++)
 		if (list->d[i].origin && !strcmp(list->d[i].origin, "console") && !list->d[i].header)
 			list->d[i].stext = st->stext;
-	if (beyond) {
-		/* sym+off past the end of sym here: these are not the printing kernel's symbols. */
+	if (beyond || wrong) {
+		/* Not the printing kernel's symbols: an offset past the end, or low bits that disagree. */
+		const char *what = beyond ? "are past the end of their symbol in the symbol table" :
+				   "disagree with the low 32 bits the line printed";
+		const struct console_ref *f = beyond ? first_beyond : first_wrong;
+
 		if (!force)
-			return error_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
-					 beyond, pend->pool + first_beyond->name,
-					 (unsigned long long)first_beyond->value,
-					 (unsigned long long)first_beyond->size) * 2;
-		warn_msg("%zu addresses are past the end of their symbol in the symbol table (the first: %s+0x%llx/0x%llx); --force: using them anyway",
-			 beyond, pend->pool + first_beyond->name, (unsigned long long)first_beyond->value,
-			 (unsigned long long)first_beyond->size);
+			return error_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
+					 beyond ? beyond : wrong, what, pend->pool + f->name,
+					 (unsigned long long)f->value, (unsigned long long)f->size) * 2;
+		warn_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx); --force: using them anyway",
+			 beyond ? beyond : wrong, what, pend->pool + f->name,
+			 (unsigned long long)f->value, (unsigned long long)f->size);
 	}
-	if (ambiguous)
-		warn_msg("%zu addresses name a static function that exists more than once with that size, and neither neighbour tells which; took the first",
-			 ambiguous);
+	if (doubts)
+		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which (a kernel that prints no low bits); each is marked ambiguous, the likeliest copy taken",
+			 doubts);
 	if (missing)
 		return error_msg("%zu addresses name symbols the symbol table does not have (the first: %s+0x%llx%s%s); they print as 0x0: symbols of another kernel?",
 				 missing, pend->pool + first->name, (unsigned long long)first->value,

@@ -287,6 +287,8 @@ void bts_dump_free(struct bts_dump *d)
 	d->map = NULL;
 	free(d->path);
 	free(d->gaps);
+	free(d->doubt);
+	d->doubt = NULL;
 	d->records = NULL;
 	d->path = NULL;
 	d->gaps = NULL;

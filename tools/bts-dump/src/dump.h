@@ -121,6 +121,11 @@ struct bts_rec {
  * on) is a real address, and a non-zero half is never taken for cleared.
  */
 #define USER_CLEARED_TEXT	"[user]"
+/* After an address the console text named ambiguously (struct bts_dump's doubt). */
+#define AMBIGUOUS_TEXT		"(ambiguous)"
+
+#define BTS_DOUBT_FROM	1
+#define BTS_DOUBT_TO	2
 
 static inline bool rec_from_cleared(const struct bts_rec *rec)
 {
@@ -167,6 +172,13 @@ struct bts_dump {
 	const char *origin;	/* "trace.dat", "console"; NULL for a dump */
 	uint32_t missing;	/* records of the history that did not arrive */
 	bool header;		/* console: a bts_history line gave the header fields */
+	/*
+	 * Console text: by record, BTS_DOUBT_FROM/TO where the line named a
+	 * static function that exists more than once with that size and did
+	 * not say which (NULL: none). @ndoubts addresses in @ndoubtful records.
+	 */
+	uint8_t *doubt;
+	uint32_t ndoubts, ndoubtful;
 	size_t seq;		/* order of reading, to keep it within a CPU */
 	/* A stream (trace.dat, stream mode): the records of one CPU, with its losses. */
 	bool stream;
@@ -175,6 +187,12 @@ struct bts_dump {
 	uint64_t lost_known;		/* records bts_gap entries counted */
 	uint64_t lost_unseen;		/* records pos jumps without bts_gap skipped */
 };
+
+/* BTS_DOUBT_FROM/TO of record @i: its address there may be another copy's. */
+static inline unsigned int rec_doubt(const struct bts_dump *d, uint32_t i)
+{
+	return d->doubt ? d->doubt[i] : 0;
+}
 
 /* A growing array of dumps. */
 struct dump_list {

@@ -23,6 +23,7 @@ struct event {
 	struct classified c;
 	int depth;		/* call depth of @from's function (stack_apply()) */
 	bool fault;
+	unsigned int doubt;	/* BTS_DOUBT_FROM/TO: that end may be another copy's */
 	const struct callstack *stack;	/* after the branch */
 };
 

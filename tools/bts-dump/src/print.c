@@ -100,6 +100,14 @@ void print_stream_gap(struct out *o, const struct print_opts *po, const struct b
 	}
 }
 
+/* Console text that did not say which copy of a static function it meant. */
+static void doubt_text(struct out *o, const struct bts_dump *d)
+{
+	if (d->ndoubts)
+		out_fmt(o, "  (%u address%s in %u record%s name a static function that exists more than once with that size, and the text did not say which: marked " AMBIGUOUS_TEXT ")\n",
+			d->ndoubts, d->ndoubts == 1 ? "" : "es", d->ndoubtful, plural(d->ndoubtful));
+}
+
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)
 {
 	if (d->stream) {
@@ -131,6 +139,7 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 	if (d->origin && d->missing)
 		out_fmt(o, "  (rebuilt from %s entries: %u of %u records did not arrive)\n",
 			d->origin, d->missing, d->count + d->missing);
+	doubt_text(o, d);
 	if (d->source == BTS_SOURCE_SW)
 		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
 	if (!d->count)
@@ -188,7 +197,7 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 	if (d->origin) {
 		out_lit(o, ",\"origin\":");
 		out_json_str(o, d->origin, strlen(d->origin));
-		out_fmt(o, ",\"missing\":%u", d->missing);
+		out_fmt(o, ",\"missing\":%u,\"ambiguous\":%u", d->missing, d->ndoubts);
 	}
 	if (d->stream)
 		out_fmt(o, ",\"stream\":true,\"gaps\":%u,\"lost_known\":%llu,\"lost_unseen\":%llu",
@@ -227,7 +236,7 @@ static const unsigned char kind_lens[KIND_NR] = {
  * Return: true when it was cleared.
  */
 static bool branch_end(struct out *o, const struct print_opts *po, const struct resolver *r,
-		       uint64_t addr, const struct addr_info *ai, bool cleared)
+		       uint64_t addr, const struct addr_info *ai, bool cleared, bool doubt)
 {
 	if (cleared) {
 		out_lit(o, USER_CLEARED_TEXT);
@@ -238,6 +247,8 @@ static bool branch_end(struct out *o, const struct print_opts *po, const struct 
 		out_char(o, ' ');
 	}
 	out_addr(o, r, addr, ai);
+	if (doubt)
+		out_lit(o, " " AMBIGUOUS_TEXT);
 	return false;
 }
 
@@ -282,7 +293,8 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 	memset(p, ' ', (size_t)depth * 2);
 	p += depth * 2;
 	o->len = (size_t)(p - o->buf);
-	if (!branch_end(o, po, r, rec->from, ev->from, rec_from_cleared(rec))) {
+	if (!branch_end(o, po, r, rec->from, ev->from, rec_from_cleared(rec),
+			ev->doubt & BTS_DOUBT_FROM)) {
 		src = resolve_src(r, src_addr(rec), &src_len);
 		if (src) {
 			out_lit(o, " [");
@@ -291,7 +303,7 @@ static void event_text(struct out *o, const struct print_opts *po, struct resolv
 		}
 	}
 	out_lit(o, " -> ");
-	branch_end(o, po, r, rec->to, ev->to, rec_to_cleared(rec));
+	branch_end(o, po, r, rec->to, ev->to, rec_to_cleared(rec), ev->doubt & BTS_DOUBT_TO);
 	tr = transition(rec);
 	if (tr) {
 		out_lit(o, "  (");
@@ -379,6 +391,10 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 		out_lit(o, "null");
 	}
 	out_str(o, ev->fault ? ",\"fault\":true" : ",\"fault\":false");
+	out_str(o, ev->doubt & BTS_DOUBT_FROM ? ",\"from_ambiguous\":true" :
+		",\"from_ambiguous\":false");
+	out_str(o, ev->doubt & BTS_DOUBT_TO ? ",\"to_ambiguous\":true" :
+		",\"to_ambiguous\":false");
 	out_str(o, rec->flags & BTS_FLAG_SW ? ",\"sw\":true" : ",\"sw\":false");
 	out_str(o, rec->flags & BTS_FLAG_PREDICTED ? ",\"predicted\":true" :
 		",\"predicted\":false");
@@ -441,13 +457,13 @@ static void event_perf(struct out *o, struct resolver *r, const struct event *ev
 	perf_addr(o, r, rec->from, ev->from, rec_from_cleared(rec));
 	out_lit(o, " (");
 	perf_dso(o, r, rec->from, ev->from_sym);
-	out_lit(o, ") => ");
+	out_str(o, ev->doubt & BTS_DOUBT_FROM ? ") " AMBIGUOUS_TEXT " => " : ") => ");
 	out_hex16(o, rec->to);
 	out_char(o, ' ');
 	perf_addr(o, r, rec->to, ev->to, rec_to_cleared(rec));
 	out_lit(o, " (");
 	perf_dso(o, r, rec->to, ev->to_sym);
-	out_lit(o, ")\n");
+	out_str(o, ev->doubt & BTS_DOUBT_TO ? ") " AMBIGUOUS_TEXT "\n" : ")\n");
 }
 
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,

@@ -186,6 +186,7 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 			.from = resolve_addr(r, rec->from),
 			.to = resolve_addr(r, rec->to),
 			.fault = i == fault || (rec->flags & BTS_FLAG_FAULT),
+			.doubt = rec_doubt(d, i),
 			.stack = &cs,
 		};
 

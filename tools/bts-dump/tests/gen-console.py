@@ -15,7 +15,9 @@ is the ftrace:bts_history entry the kernel prints before a CPU's
 history; "T TEXT" is TEXT printed as is, after the same prefix. --style: dmesg ("[   12.345678] "), pstore
 ("<4>[   12.345678] "), syslog ("Dec  1 10:00:00 host kernel: ") or raw.
 --noise puts other console lines between them (and one line another
-CPU's printk cut into); --cut ends the text in the middle of a line.
+CPU's printk cut into); --cut ends the text in the middle of a line;
+--no-low leaves out the low 32 bits of both addresses that end each
+line since they were added (the text of an older kernel).
 """
 import argparse
 import bisect
@@ -58,6 +60,7 @@ def main():
     ap.add_argument("--style", default="dmesg")
     ap.add_argument("--noise", action="store_true")
     ap.add_argument("--cut", action="store_true")
+    ap.add_argument("--no-low", action="store_true")
     ap.add_argument("records")
     a = ap.parse_args()
     syms = load(a.kallsyms)
@@ -101,6 +104,9 @@ def main():
             cpu, pos, nr, pS(syms, addrs, fr), pS(syms, addrs, to),
             " [fault]" if fl >> 62 & 1 else "", " [sw]" if fl >> 63 & 1 else "",
             " " + REASONS[reason] if 0 < reason < len(REASONS) else "")
+        if not a.no_low:
+            # the low 32 bits of both addresses end the line
+            text += " @%08x:%08x" % (fr & 0xffffffff, to & 0xffffffff)
         emit("      sh-81        1d..1. %dus : %s" % (us, text))
         if a.noise and n % 3 == 1:
             emit("    <idle>-0         0d.h2. %dus : hrtimer_expire_entry: hrtimer=0x1" % us)

@@ -711,6 +711,29 @@ printf '[ 1.0] x-1 0d... 1us : cpu=0 0/1 show+0x8/0x100 -> after_small_show+0x0/
 "$BTS" -s "$T/dup.map" -a "$T/dup.log" >"$T/dup.txt" 2>&1
 ok_if "console: of two symbols with one name, the one of the printed size is taken" \
 	grep -q 'ffffffff81000208 show+0x8 -> ' "$T/dup.txt"
+# Two static functions called show of one size: only the low 32 bits the
+# kernel prints at the end of the line tell them apart. Without them (an
+# older kernel) the record says it is in doubt, in every format.
+cat >"$T/dup2.map" <<'SYMS'
+ffffffff81000000 T _stext
+ffffffff81000100 t show
+ffffffff81000200 T a
+ffffffff81000300 t show
+ffffffff81000400 T b
+ffffffff81000500 T _etext
+SYMS
+printf '[ 1.0] x-1 0d... 1us : cpu=0 0/2 a+0x10/0x100 -> show+0x8/0x100 @81000210:81000308\n[ 1.0] x-1 0d... 2us : cpu=0 1/2 show+0x20/0x100 -> b+0x0/0x100 @81000320:81000400\n' >"$T/dup2.log"
+sed 's/ @[0-9a-f:]*$//' "$T/dup2.log" >"$T/dup2-old.log"
+ok_if "console: the low 32 bits pick the copy of a static function that shares name and size, no doubt left" \
+	bash -c "'$BTS' -s '$T/dup2.map' -a '$T/dup2.log' >'$T/d2.txt' 2>'$T/d2.err' && [ ! -s '$T/d2.err' ] && grep -qE '^ +0 .*a\+0x10 -> ffffffff81000308 show\+0x8\$' '$T/d2.txt' && grep -qE '^ +1 .*ffffffff81000320 show\+0x20 -> ' '$T/d2.txt' && ! grep -q ambiguous '$T/d2.txt' && '$BTS' -s '$T/dup2.map' --json '$T/dup2.log' | grep -c '\"from_ambiguous\":false,\"to_ambiguous\":false' | grep -qx 2"
+ok_if "console: without them the address is marked ambiguous in text, JSON and perf output and counted, with one warning" \
+	bash -c "'$BTS' -s '$T/dup2.map' -a '$T/dup2-old.log' >'$T/d2o.txt' 2>'$T/d2o.err' && [ \$(wc -l <'$T/d2o.err') -eq 1 ] && grep -q '2 addresses name a static function' '$T/d2o.err' && grep -qE '^ +0 .*a\+0x10 -> ffffffff81000108 show\+0x8 \(ambiguous\)\$' '$T/d2o.txt' && grep -qE '^ +1 .*show\+0x20 \(ambiguous\) -> ' '$T/d2o.txt' && grep -q '(2 addresses in 2 records name a static function' '$T/d2o.txt' && '$BTS' -s '$T/dup2.map' --json '$T/dup2-old.log' 2>/dev/null >'$T/d2o.json' && grep -q '\"ambiguous\":2' '$T/d2o.json' && grep -q '\"from_ambiguous\":false,\"to_ambiguous\":true' '$T/d2o.json' && grep -q '\"from_ambiguous\":true,\"to_ambiguous\":false' '$T/d2o.json' && [ \$('$BTS' -s '$T/dup2.map' --perf '$T/dup2-old.log' 2>/dev/null | grep -c '(ambiguous)') -eq 2 ]"
+sed 's/@81000210:81000308/@81000210:81000309/' "$T/dup2.log" >"$T/dup2-bad.log"
+ok_if "console: low bits no copy agrees with are another kernel's symbols: refused in one line, exit 1; --force warns" \
+	bash -c "'$BTS' -s '$T/dup2.map' '$T/dup2-bad.log' >/dev/null 2>'$T/d2b.err'; [ \$? -eq 1 ] && [ \$(wc -l <'$T/d2b.err') -eq 1 ] && grep -q 'disagree with the low 32 bits' '$T/d2b.err' && '$BTS' --force -s '$T/dup2.map' '$T/dup2-bad.log' 2>&1 >/dev/null | grep -q warning"
+printf '[ 1.0] x-1 0d... 1us : cpu=0 0/1 0xffffffff81000210 -> b+0x0/0x100 @81000211:81000400\n' >"$T/dup2-raw.log"
+ok_if "console: a printed number whose low bits disagree is no entry (a damaged line)" \
+	bash -c "'$BTS' -s '$T/dup2.map' '$T/dup2-raw.log' >/dev/null 2>'$T/d2r.err'; [ \$? -eq 1 ] && grep -q 'no bts lines' '$T/d2r.err'"
 # The whole pipeline on console text: the fixture kernel's lines and kinds.
 echo "3 0 1 0 $k_call $(fk_addr keyed) 0" >"$T/con-fk.recs"
 $GC --kallsyms "$T/fk.syms" "$T/con-fk.recs" >"$T/con-fk.log"
@@ -761,7 +784,7 @@ $GC --kallsyms "$T/k-kaslr" "$T/hk-nohdr.recs" >"$T/hk-nohdr.log"
 "$BTS" -s "$T/hk.map" -a "$T/hk.bts" >"$T/hk-dump.txt" 2>&1
 "$BTS" -s "$T/hk.map" -a "$T/hk.log" >"$T/hk.txt" 2>"$T/hk.err"
 ok_if "console header: raw addresses are moved by the header's KASLR offset: the same records, addresses included, as the dump file" \
-	bash -c "grep -q 'ksys_read+0x10/0x100 -> 0xffffffff93000600$' '$T/hk.log' && [ ! -s '$T/hk.err' ] && grep -qE '^ +2 .*ksys_read\+0x10 -> ffffffff93000600 init_fn\+0x0$' '$T/hk.txt' && diff <(grep -E '^ +[0-9]+ ' '$T/hk-dump.txt') <(grep -E '^ +[0-9]+ ' '$T/hk.txt')"
+	bash -c "grep -q 'ksys_read+0x10/0x100 -> 0xffffffff93000600 @93000310:93000600$' '$T/hk.log' && [ ! -s '$T/hk.err' ] && grep -qE '^ +2 .*ksys_read\+0x10 -> ffffffff93000600 init_fn\+0x0$' '$T/hk.txt' && diff <(grep -E '^ +[0-9]+ ' '$T/hk-dump.txt') <(grep -E '^ +[0-9]+ ' '$T/hk.txt')"
 ok_if "console header: without it, the same raw address names nothing (what the header adds)" \
 	bash -c "'$BTS' -s '$T/hk.map' '$T/hk-nohdr.log' 2>/dev/null | grep -qE '^ +2 .*ksys_read\+0x10 -> 0xffffffff93000600$'"
 # Interleaved: CPU 0's and CPU 1's histories, lines alternating; a header
