@@ -12,7 +12,8 @@
 #                  captured history
 #   make check     every test: host, KUnit, guest scenarios; DEBUG=1 for
 #                  the lockdep/KASAN kernel; SINGLESTEP=1 for every
-#                  hardware scenario under QEMU's -singlestep too
+#                  hardware scenario under QEMU's -singlestep too, CPL_TARGET=1
+#                  on the CPU's other CPL reading too
 #   make lint      checkpatch --strict and W=1 on the project's kernel files
 #   make bench     benchmarks (figures printed, no assertions)
 #   make series    the whole project as a git-am series onto 6.12
