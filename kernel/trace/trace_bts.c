@@ -1565,14 +1565,14 @@ static enum print_line_t bts_entry_print(struct trace_iterator *iter,
 	struct bts_entry *field;
 
 	trace_assign_type(field, iter->ent);
-	trace_seq_printf(s, "cpu=%u %u/%u %pS -> %pS%s%s%s%s @%08x:%08x\n",
+	trace_seq_printf(s, "cpu=%u %u/%u %pS -> %pS @%08x:%08x%s%s%s%s\n",
 			 field->cpu, field->pos, field->nr,
 			 (void *)field->from, (void *)field->to,
+			 (unsigned int)field->from, (unsigned int)field->to,
 			 field->flags & BTS_FLAG_FAULT ? " [fault]" : "",
 			 field->flags & BTS_FLAG_SW ? " [sw]" : "",
 			 bts_entry_reason(field->reason) ? " " : "",
-			 bts_entry_reason(field->reason) ?: "",
-			 (unsigned int)field->from, (unsigned int)field->to);
+			 bts_entry_reason(field->reason) ?: "");
 	return trace_handle_return(s);
 }
 

@@ -7,7 +7,7 @@
  * cleared (bts_user 0: flag bit 61, the half 0) prints as [user], not 0x0.
  *
  * Without it trace-cmd uses the entry's print fmt
- * ("cpu=%u %u/%u %pS -> %pS%s%s @%08x:%08x"), which stays correct, only
+ * ("cpu=%u %u/%u %pS -> %pS @%08x:%08x%s%s"), which stays correct, only
  * plainer.
  * Load it with TRACEEVENT_PLUGIN_DIR=dir, or install it into
  * ~/.local/lib/traceevent/plugins.
@@ -159,6 +159,8 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 	print_addr(s, tep, from, flags);
 	trace_seq_puts(s, " -> ");
 	print_addr(s, tep, to, flags);
+	/* as the kernel prints them: which copy of a static function */
+	trace_seq_printf(s, " @%08llx:%08llx", from & 0xffffffffULL, to & 0xffffffffULL);
 	if (is_user(from) != is_user(to))
 		trace_seq_puts(s, is_user(from) ? "  (user->kernel)" : "  (kernel->user)");
 	/* " [fault]" as the kernel prints it, so greps for it keep working */
@@ -166,8 +168,6 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 		trace_seq_printf(s, " [fault] <== %s",
 				 reason < sizeof(reasons) / sizeof(reasons[0]) ? reasons[reason] : "?");
 	trace_seq_puts(s, flags & BTS_FLAG_SW ? " [sw]" : " [bts]");
-	/* as the kernel ends its line: which copy of a static function */
-	trace_seq_printf(s, " @%08llx:%08llx", from & 0xffffffffULL, to & 0xffffffffULL);
 	return 0;
 }
 

@@ -202,7 +202,7 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	    e->pos >= v)
 		return false;
 	e->nr = (uint32_t)v;
-	/* FROM [mod] -> TO [mod] [fault] [sw] [reason] [@LOW:LOW] (older kernels: no LOW) */
+	/* FROM [mod] -> TO [mod] [@LOW:LOW] [fault] [sw] [reason] (older kernels: no LOW) */
 	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->from, &e->from_name))
 		return false;
 	if (!token(&p, end, &t, &n))
@@ -218,17 +218,16 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	if (!token(&p, end, &t, &n) || !parse_addr(t, n, &e->to, &e->to_name))
 		return false;
 	while (token(&p, end, &t, &n)) {
-		if (e->from.has_low) {
-			return false;	/* nothing follows the low bits */
-		} else if (t[0] == '@') {
-			if (!parse_low(t, n, e))
+		if (t[0] == '@') {
+			/* once, before the markers */
+			if (e->from.has_low || e->fault || e->sw || e->reason || !parse_low(t, n, e))
 				return false;
 		} else if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw && !e->reason) {
 			e->fault = true;
 		} else if (n == 4 && !memcmp(t, "[sw]", 4) && !e->sw && !e->reason) {
 			e->sw = true;
 		} else if (t[0] == '[' && t[n - 1] == ']' && n > 2 && !e->to_mod && !e->fault &&
-			   !e->sw && !e->reason) {
+			   !e->sw && !e->reason && !e->from.has_low) {
 			e->to_mod = t;
 			e->to.mod_len = (uint16_t)n;
 		} else {
@@ -649,10 +648,11 @@ static int cmp_low_diff(const void *a, const void *b)
 }
 
 /*
- * The low 32 bits a line ends with (kernels since they print them) name
- * the copy. They are runtime addresses: the table's addresses move by the
- * dump's bias, known from its bts_history line or, without one, from the
- * names that have a single symbol (the most common difference).
+ * The low 32 bits a line gives after its addresses (kernels since they
+ * print them) name the copy. They are runtime addresses: the table's
+ * addresses move by the dump's bias, known from its bts_history line or,
+ * without one, from the names that have a single symbol (the most common
+ * difference).
  * Return: how many addresses no candidate (or, for a single one, not the
  * symbol itself) agrees with: symbols of another kernel. @first is the
  * first of them.

@@ -86,6 +86,16 @@ T bts_history cpu:3 nr:1 reason:0 stext:0xffffffff8100zz00 kaslr:0x0 release:x b
 3 0 1 0 ffffffff81000120 ffffffff81000200 0
 RECS
 python3 "$HERE/gen-console.py" --kallsyms "$KS" "$W/hdr.recs" >"$HERE/fuzz/console/seed-history.log"
+# The low 32 bits that end a line (fuzz-console.c's symbols have two
+# "show" of one size), and a line of an older kernel without them.
+{
+	printf '[    1.000001] x-1 0d... 1us : bts_history cpu:0 nr:3 reason:1 stext:0xffffffff81000000 kaslr:0x0 release:6.12.117-bts build_id:\n'
+	printf '[    1.000002] x-1 0d... 2us : cpu=0 0/3 do_syscall_64+0x10/0x100 -> show+0x8/0x80 @81000210:81000388\n'
+	printf '[    1.000003] x-1 0d... 3us : cpu=0 1/3 show+0x20/0x80 -> show+0x0/0x80 @810003a0:81000300\n'
+	printf '[    1.000004] x-1 0d... 4us : cpu=0 2/3 show+0x10/0x80 -> 0xffffffffa0000010 @81000310:a0000010 [fault] oops\n'
+	printf '[    1.000005] y-2 0d... 5us : cpu=1 0/2 show+0x8/0x80 -> mod_fn+0x4/0x100 [mod] @81000308:a0000004\n'
+	printf '[    1.000006] y-2 0d... 6us : cpu=1 1/2 show+0x20/0x80 -> show+0x4/0x80\n'
+} >"$HERE/fuzz/console/seed-lowbits.log"
 # vmcore: crash dumps holding the captures above (tests/gen-vmcore.py).
 "$GEN" -o "$W/cpu0.bts" --cpu 0 --source 2 --stext 0xffffffff81000000 \
 	--rec ffffffff81000120:ffffffff81000200:8000000000000000 \

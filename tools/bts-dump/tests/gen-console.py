@@ -16,8 +16,8 @@ history; "T TEXT" is TEXT printed as is, after the same prefix. --style: dmesg (
 ("<4>[   12.345678] "), syslog ("Dec  1 10:00:00 host kernel: ") or raw.
 --noise puts other console lines between them (and one line another
 CPU's printk cut into); --cut ends the text in the middle of a line;
---no-low leaves out the low 32 bits of both addresses that end each
-line since they were added (the text of an older kernel).
+--no-low leaves out the low 32 bits of both addresses that follow them
+since they were added (the text of an older kernel).
 """
 import argparse
 import bisect
@@ -100,13 +100,12 @@ def main():
         cpu, pos, nr, reason = (int(x) for x in f[:4])
         fr, to, fl = (int(x, 16) for x in f[4:7])
         us = 12345678 + n
-        text = "cpu=%d %d/%d %s -> %s%s%s%s" % (
+        text = "cpu=%d %d/%d %s -> %s%s%s%s%s" % (
             cpu, pos, nr, pS(syms, addrs, fr), pS(syms, addrs, to),
+            # the low 32 bits of both addresses, before the markers
+            "" if a.no_low else " @%08x:%08x" % (fr & 0xffffffff, to & 0xffffffff),
             " [fault]" if fl >> 62 & 1 else "", " [sw]" if fl >> 63 & 1 else "",
             " " + REASONS[reason] if 0 < reason < len(REASONS) else "")
-        if not a.no_low:
-            # the low 32 bits of both addresses end the line
-            text += " @%08x:%08x" % (fr & 0xffffffff, to & 0xffffffff)
         emit("      sh-81        1d..1. %dus : %s" % (us, text))
         if a.noise and n % 3 == 1:
             emit("    <idle>-0         0d.h2. %dus : hrtimer_expire_entry: hrtimer=0x1" % us)
