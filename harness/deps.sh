@@ -15,8 +15,9 @@ pkgs=(
 	# hardware scenarios: upstream perf's intel_bts as a reference,
 	# gdb and capstone for the execution-trace validation
 	linux-perf gdb python3-capstone kexec-tools
-	# kdump scenarios: makedumpfile in the guest (63-kdump)
-	makedumpfile
+	# kdump scenarios: makedumpfile in the guest (63-kdump); drgn on the
+	# host reads the crash dump with tools/bts-dump/drgn/bts.py
+	makedumpfile python3-drgn
 	# make lint: the documentation is checked with docutils
 	python3-docutils
 )

@@ -922,6 +922,40 @@ vmutants_ok() {
 	return $bad
 }
 ok_if "vmcore: 150 corrupted cores give exit 0 or 1 (with a message), never a crash or sanitizer report" vmutants_ok
+# The drgn helper (drgn/bts.py) on the same cores, through a stand-in for
+# drgn's Program (tests/drgn-fake.py): record for record what bts-dump
+# reads; each damaged core one line and exit 1, never a traceback.
+DF="python3 $(dirname "$0")/drgn-fake.py"
+CMP="python3 $(dirname "$0")/compare-records.py"
+"$BTS" -s "$S" --json --vmcore "$T/core" >"$T/core.json" 2>/dev/null
+ok_if "drgn helper: the two-CPU core, record for record as bts-dump --vmcore reads it" \
+	bash -c "$DF '$T/core' '$S' -j >'$T/dg.json' 2>'$T/dg.err' && [ ! -s '$T/dg.err' ] && $CMP '$T/core.json' '$T/dg.json' >'$T/dg.cmp' && grep -q '^12 records, 0 different' '$T/dg.cmp'"
+ok_if "drgn helper: its text has bts-dump's header lines and the fault mark; -c, -r" \
+	bash -c "$DF '$T/core' '$S' >'$T/dg.txt' && diff <(grep '^CPU ' '$T/core.txt') <(grep '^CPU ' '$T/dg.txt') && grep -q '<== FAULT' '$T/dg.txt' && [ \$($DF '$T/core' '$S' -c 0 | grep -c '^CPU ') -eq 1 ] && $DF '$T/core' '$S' -r | grep -qE '^ +0 [0-9a-f]{16} -> [0-9a-f]{16}'"
+drgn_damaged_ok() {
+	local f rc bad=0
+	for f in "$T"/vcore-*; do
+		$DF "$f" "$S" >/dev/null 2>"$T/dgd.err"
+		rc=$?
+		if [ $rc -ne 1 ] || [ "$(wc -l <"$T/dgd.err")" -ne 1 ] || grep -q Traceback "$T/dgd.err"; then
+			echo "$f: exit $rc"; head -5 "$T/dgd.err"; bad=1
+		fi
+	done
+	return $bad
+}
+ok_if "drgn helper: every damaged core of the vmcore cases is one line and exit 1" drgn_damaged_ok
+drgn_mutants_ok() {
+	local f rc bad=0
+	for f in "$T"/vmut/v*; do
+		$DF "$f" "$S" >/dev/null 2>"$T/dgm.err"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -q Traceback "$T/dgm.err" || { [ $rc -eq 1 ] && [ ! -s "$T/dgm.err" ]; }; then
+			echo "$f: exit $rc"; head -5 "$T/dgm.err"; bad=1
+		fi
+	done
+	return $bad
+}
+ok_if "drgn helper: the 150 corrupted cores give exit 0 or 1 (with a message), never a traceback" drgn_mutants_ok
 
 # --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
 MODS=$BINDIR/modules
