@@ -159,8 +159,6 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 	print_addr(s, tep, from, flags);
 	trace_seq_puts(s, " -> ");
 	print_addr(s, tep, to, flags);
-	/* as the kernel prints them: which copy of a static function */
-	trace_seq_printf(s, " @%08llx:%08llx", from & 0xffffffffULL, to & 0xffffffffULL);
 	if (is_user(from) != is_user(to))
 		trace_seq_puts(s, is_user(from) ? "  (user->kernel)" : "  (kernel->user)");
 	/* " [fault]" as the kernel prints it, so greps for it keep working */
@@ -168,6 +166,12 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 		trace_seq_printf(s, " [fault] <== %s",
 				 reason < sizeof(reasons) / sizeof(reasons[0]) ? reasons[reason] : "?");
 	trace_seq_puts(s, flags & BTS_FLAG_SW ? " [sw]" : " [bts]");
+	/*
+	 * The low 32 bits of both addresses, as the kernel prints them: they
+	 * tell apart static functions that share a name (at the end here, so
+	 * that the marks above stay where readers of this output look).
+	 */
+	trace_seq_printf(s, " @%08llx:%08llx", from & 0xffffffffULL, to & 0xffffffffULL);
 	return 0;
 }
 

@@ -25,7 +25,7 @@ check() {
 	n=$((n + 1))
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
 }
-echo "1..6"
+echo "1..7"
 check "plugin: trace-cmd report runs with it (exit 0)" "[ $rc -eq 0 ]"
 check "plugin: it prints as many bts lines as without it" \
 	"[ \$(grep -c ' bts:' '$T/with.txt') -eq \$(grep -c ' bts:' '$T/without.txt') ] && [ \$(grep -c ' bts:' '$T/with.txt') -gt 0 ]"
@@ -35,7 +35,7 @@ check "plugin: call-edge records are indented by call depth" \
 	"grep -qE 'cpu=[0-9]+ [0-9]+/[0-9]+ call      +[a-z_]' '$T/with.txt'"
 # (A user half the kernel cleared, flag bit 61, is [user] here, 0x0 there.)
 check "plugin: symbols match trace-cmd's own (sym+0xoff -> sym+0xoff)" \
-	"diff <(grep ' bts:' '$T/with.txt' | sed -E 's/.*\\/[0-9]+ [a-z?]+ +//; s/  \\(.*//; s/ \\[fault\\] <== .*//; s/ \\[(sw|bts)\\]\$//; s/\\[user\\]/0x0/g' | head -200) <(grep ' bts:' '$T/without.txt' | sed -E 's/.*cpu=[0-9]+ [0-9]+\\/[0-9]+ //; s/ \\[(sw|bts)\\]\$//; s/ \\[fault\\]\$//' | head -200) >'$T/diff' || { head -5 '$T/diff'; false; }"
+	"diff <(grep ' bts:' '$T/with.txt' | sed -E 's/.*\\/[0-9]+ [a-z?]+ +//; s/ @[0-9a-f]{8}:[0-9a-f]{8}\$//; s/  \\(.*//; s/ \\[fault\\] <== .*//; s/ \\[(sw|bts)\\]\$//; s/\\[user\\]/0x0/g' | head -200) <(grep ' bts:' '$T/without.txt' | sed -E 's/.*cpu=[0-9]+ [0-9]+\\/[0-9]+ //; s/ @[0-9a-f]{8}:[0-9a-f]{8}//; s/ \\[(sw|bts)\\]\$//; s/ \\[fault\\]\$//' | head -200) >'$T/diff' || { head -5 '$T/diff'; false; }"
 # Cleared user halves (flag bit 61), and real 0s without the flag.
 cat >"$T/ucl.recs" <<'RECS'
 0 0 0 3 0 0 ffffffff81000100 2000000000000000
@@ -46,4 +46,6 @@ python3 "$(dirname "$0")/gen-tracedat.py" -o "$T/ucl.dat" "$T/ucl.recs" &&
 	TRACEEVENT_PLUGIN_DIR=$DIR trace-cmd report -i "$T/ucl.dat" 2>/dev/null | grep ' bts:' >"$T/ucl.txt"
 check "plugin: a cleared user half prints as [user], a 0 without the flag as 0x0" \
 	"grep -q ' 0/3 [a-z?]* *\\[user\\] -> 0xffffffff81000100  (user->kernel)' '$T/ucl.txt' && grep -q ' 1/3 [a-z?]* *0xffffffff81000180 -> \\[user\\]  (kernel->user)' '$T/ucl.txt' && grep -q ' 2/3 [a-z?]* *0x7f0000001000 -> 0x0 ' '$T/ucl.txt'"
+check "plugin: each line ends with the low 32 bits of both addresses, as the kernel prints them" \
+	"grep -q ' 1/3 .* @81000180:00000000\$' '$T/ucl.txt' && grep -q ' 2/3 .* @00001000:00000000\$' '$T/ucl.txt'"
 exit $((fail > 0))
