@@ -568,13 +568,13 @@ def main():
             for mode, nm in (("ring", "hw-bts-vs-exec"), ("stream", "hw-bts-vs-exec-stream")):
                 if not ONLY or re.search(ONLY, nm):
                     bve_check(mode)
-        # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries.
-        # With ONLY, the logs of this run's boots: the others are stale
-        # (another kernel's build, another System.map).
+        # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries:
+        # those of this run's boots. Others in OUT are stale (another
+        # kernel's build, another System.map: a boot of an earlier run with
+        # ONLY, CPL_TARGET=1 or SINGLESTEP=1).
         ran = {b.name for b in boots}
         logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
-        if ONLY:
-            logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
+        logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
         if not DEBUG and logs:
             p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
                                 "CONSOLE_LOGS=" + " ".join(logs),
