@@ -47,10 +47,14 @@ md=$(command -v makedumpfile || true)
 [ -n "$md" ] && copy_prog "$md" usr/sbin/makedumpfile
 
 cp -r "$top/tools/testing/selftests/bts" "$root/tests"
-# test programs with known branches: static, no PIE, no CET (see branchy.c)
+# test programs with known branches: static, no PIE, no CET (see branchy.c).
+# Linked at 256 MiB, away from busybox-static's text at 4 MiB: a checker
+# that reads a program's text by address (bts-vs-exec's --user-elf) must
+# never take busybox's code on the same CPU for the program's.
 mkdir -p "$root/tests/bin"
 for c in "$top"/tools/testing/selftests/bts/progs/*.c; do
 	gcc -O1 -static -fno-pie -no-pie -fcf-protection=none -Wall -Werror \
+		-Wl,-Ttext-segment=0x10000000 \
 		-o "$root/tests/bin/$(basename "$c" .c)" "$c"
 done
 cp "$top/harness/guest/init" "$root/init"
