@@ -38,14 +38,16 @@ echo 0 > $T/options/bts_user
 echo nop > $T/current_tracer
 diag "CPU 0: $(wc -l < /tmp/smm.txt) records"
 # raise_smi() is mov, out, ret: its ret is at fn + 7. Each call into it
-# is followed by its return before the next call, whatever interrupts
-# came between (an SMI leaves no record). The history holds the newest
+# (from the loop: a user address) is followed by its return before the
+# next call, whatever interrupts came between (an SMI leaves no record;
+# an interrupt taken at raise_smi's first instruction returns there from
+# the kernel, which is no call). The history holds the newest
 # 2730 records: the loop's 600 and the dump's way in, fewer of the loop
 # when timer interrupts came during the SMIs (on a slow host, many: the
 # guest clock runs while the firmware's handler is emulated).
 ret=$(printf '0x%x' $((fn + 7)))
 awk -v fn="$fn" -v ret="$ret" '
-	$0 ~ ("-> " fn "( |$)") { if (open) bad++; open = 1; calls++; next }
+	$0 ~ (" 0x[0-9a-f]{1,12} -> " fn "( |$)") { if (open) bad++; open = 1; calls++; next }
 	index($0, " " ret " -> 0x") { if (!open) orphan++; open = 0; rets++ }
 	END { print calls + 0, rets + 0, bad + 0, orphan + 0, open + 0 }' /tmp/smm.txt > /tmp/smm.pairs
 read calls rets bad orphan open < /tmp/smm.pairs
