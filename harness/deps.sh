@@ -16,8 +16,9 @@ pkgs=(
 	# gdb and capstone for the execution-trace validation
 	linux-perf gdb python3-capstone kexec-tools
 	# kdump scenarios: makedumpfile in the guest (63-kdump); drgn on the
-	# host reads the crash dump with tools/bts-dump/drgn/bts.py
-	makedumpfile python3-drgn
+	# host reads the crash dump with tools/bts-dump/drgn/bts.py, crash with
+	# tools/bts-dump/crash/bts.so (its defs.h is in the crash package)
+	makedumpfile python3-drgn crash
 	# make lint: the documentation is checked with docutils
 	python3-docutils
 )
