@@ -357,9 +357,8 @@ static int rec_fault(const struct history *h, uint32_t i)
 	return i == h->fault_index || (h->recs[i].flags & FLAG_FAULT);
 }
 
-static void print_text(const struct capture *c, const struct history *h, int raw)
+static void print_text(const struct history *h, int raw)
 {
-	(void)c;
 	header_text(h);
 	if (!h->count)
 		fprintf(fp, "  (no records%s)\n", h->flags & DUMP_EMPTY ? ": nothing recorded since arming" : "");
@@ -456,11 +455,15 @@ static void cmd_bts(void)
 	static struct capture c;	/* 8192 slots: not on crash's stack */
 	int opt, raw = 0, json = 0, slot_errors = 0;
 	long cpu = -1;
+	char *end;
 
 	while ((opt = getopt(argcnt, args, "c:rj")) != EOF) {
 		switch (opt) {
 		case 'c':
-			cpu = strtol(optarg, NULL, 10);
+			/* a CPU number, nothing else: "-c x" is no CPU 0 */
+			cpu = strtol(optarg, &end, 10);
+			if (!*optarg || *end || cpu < 0 || cpu > UINT32_MAX)
+				argerrs++;
 			break;
 		case 'r':
 			raw = 1;
@@ -491,7 +494,7 @@ static void cmd_bts(void)
 		if (json)
 			print_json(&c, &c.h[i]);
 		else
-			print_text(&c, &c.h[i], raw);
+			print_text(&c.h[i], raw);
 	}
 out:
 	for (uint32_t i = 0; i < c.n; i++)
