@@ -28,6 +28,7 @@
 #include <linux/jump_label.h>
 
 struct pt_regs;
+struct bts_live_slot;
 
 /**
  * struct bts_record - one taken branch
@@ -221,6 +222,13 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
 		     unsigned int n, struct bts_snapshot *snap);
 unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
 				   struct bts_snapshot *snap);
+
+/*
+ * For debuggers reading the running kernel's memory (struct bts_live_table
+ * in include/uapi/linux/bts.h): a source says where a CPU's history is
+ * while it records there, and says NULL before it gives the buffer back.
+ */
+void bts_live_publish(unsigned int cpu, const struct bts_live_slot *slot);
 
 DECLARE_STATIC_KEY_FALSE(bts_fault_key);
 DECLARE_STATIC_KEY_FALSE(bts_stop_key);

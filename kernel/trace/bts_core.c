@@ -48,6 +48,8 @@
 #include <asm/sections.h>
 #include <asm/trapnr.h>
 
+#include <uapi/linux/bts.h>
+
 #include "bts_core.h"
 
 static LIST_HEAD(bts_sources);
@@ -543,6 +545,80 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
 	if (snap->source == BTS_SOURCE_NONE)
 		return -ENODEV;
 	return req.count;
+}
+
+/*
+ * The index of the current histories for debuggers (struct bts_live_table,
+ * include/uapi/linux/bts.h): drgn or crash on /proc/kcore finds it
+ * through this symbol and reads each CPU's history where its source
+ * said. Allocated once at boot for nr_cpu_ids slots; never freed.
+ */
+struct bts_live_table *bts_live __ro_after_init;
+
+static struct bts_live_slot *bts_live_slots(void)
+{
+	return (struct bts_live_slot *)(bts_live + 1);
+}
+
+static int __init bts_live_init(void)
+{
+	struct bts_live_table *t;
+
+	t = kzalloc(sizeof(*t) + nr_cpu_ids * sizeof(struct bts_live_slot),
+		    GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	memcpy(t->magic, BTS_LIVE_MAGIC, sizeof(BTS_LIVE_MAGIC));
+	t->version = BTS_LIVE_VERSION;
+	t->table_size = sizeof(*t);
+	t->slot_size = sizeof(struct bts_live_slot);
+	t->nr_slots = nr_cpu_ids;
+	bts_live = t;
+	return 0;
+}
+core_initcall(bts_live_init);
+
+/**
+ * bts_live_publish - say where a CPU's history is, for debuggers
+ * @cpu:	the CPU
+ * @slot:	where its source keeps the history, and how to read it; NULL
+ *		when the source stops recording there and takes the buffer
+ *		back
+ *
+ * One writer per slot at a time (the source's arm, disarm and hotplug
+ * callbacks, which the core and the hotplug lock serialize). A reader
+ * outside the kernel sees @seq odd while the slot changes. Any context:
+ * no locks, no allocation.
+ */
+void notrace bts_live_publish(unsigned int cpu,
+			      const struct bts_live_slot *slot)
+{
+	struct bts_live_slot *s;
+	u32 seq;
+
+	if (!bts_live || cpu >= nr_cpu_ids)
+		return;
+	s = &bts_live_slots()[cpu];
+	seq = READ_ONCE(s->seq) | 1;
+	WRITE_ONCE(s->seq, seq);
+	/* odd before any field changes (a reader's smp_rmb() pairs) */
+	smp_wmb();
+	if (slot) {
+		s->source = slot->source;
+		s->kind = slot->kind;
+		s->nr = slot->nr;
+		s->flags = slot->flags;
+		s->recs = slot->recs;
+		s->head = slot->head;
+		s->head_base = slot->head_base;
+		s->tail = slot->tail;
+		s->drained = slot->drained;
+	} else {
+		memset((u8 *)s + sizeof(s->seq), 0, sizeof(*s) - sizeof(s->seq));
+	}
+	/* every field before the even seq that says the slot is whole */
+	smp_wmb();
+	WRITE_ONCE(s->seq, seq + 1);
 }
 
 /*

@@ -9,7 +9,11 @@
 
 #include <linux/bts.h>
 
+struct bts_live_table;
+
 void bts_unregister_source(struct bts_source *src);
+/* The debuggers' index of the current histories: see bts_core.c. */
+extern struct bts_live_table *bts_live;
 typedef void (*bts_source_visit_fn)(struct bts_source *src, void *data);
 
 void bts_visit_sources(bts_source_visit_fn fn, void *data);

@@ -1632,12 +1632,54 @@ static void capture_reasons_follow_the_options(struct kunit *test)
 			  BIT(BTS_REASON_WARN));
 }
 
+/* A debugger's reading of a BTS_LIVE_COUNT slot (include/uapi/linux/bts.h). */
+static unsigned int live_count_read(const struct bts_live_slot *s,
+				    struct bts_record *out, enum bts_window *w)
+{
+	const struct bts_record *recs = (const void *)(unsigned long)s->recs;
+	u64 total = *(const u64 *)(unsigned long)s->head;
+	u64 k = total > s->nr ? total - s->nr : 0;
+	unsigned int n = 0;
+
+	*w = !total ? BTS_WINDOW_EMPTY : total > s->nr ? BTS_WINDOW_WRAPPED :
+							  BTS_WINDOW_PARTIAL;
+	for (; k < total; k++)
+		out[n++] = recs[k % s->nr];
+	return n;
+}
+
+static void sw_live_slot_reads_as_the_ring(struct kunit *test)
+{
+	struct bts_sw_ring *ring = new_ring(test);
+	struct bts_record a[RING_CAP], b[RING_CAP];
+	struct bts_live_slot slot;
+	enum bts_window wa, wb;
+	unsigned int i, na, nb;
+
+	bts_sw_ring_live(ring, &slot);
+	KUNIT_EXPECT_EQ(test, slot.source, BTS_SOURCE_SW);
+	KUNIT_EXPECT_EQ(test, slot.kind, BTS_LIVE_COUNT);
+	KUNIT_EXPECT_EQ(test, slot.nr, RING_CAP);
+	KUNIT_EXPECT_EQ(test, slot.flags, 0);
+	for (i = 0; i < 3 * RING_CAP + 2; i++) {
+		na = bts_sw_ring_read(ring, a, RING_CAP, &wa);
+		nb = live_count_read(&slot, b, &wb);
+		KUNIT_EXPECT_EQ_MSG(test, nb, na, "after %u records", i);
+		KUNIT_EXPECT_EQ_MSG(test, wb, wa, "after %u records", i);
+		if (na == nb)
+			KUNIT_EXPECT_MEMEQ_MSG(test, b, a, na * sizeof(*a),
+					       "after %u records", i);
+		add_n(ring, i, 1);
+	}
+}
+
 static struct kunit_case bts_sw_cases[] = {
 	KUNIT_CASE(sw_empty_ring_reads_nothing),
 	KUNIT_CASE(sw_partial_fill_is_complete_and_oldest_first),
 	KUNIT_CASE(sw_wrapped_ring_returns_newest_in_order),
 	KUNIT_CASE(sw_read_fewer_than_recorded_gives_the_newest),
 	KUNIT_CASE(sw_frozen_ring_records_nothing),
+	KUNIT_CASE(sw_live_slot_reads_as_the_ring),
 	KUNIT_CASE_SLOW(sw_disarm_waits_for_hooks_in_flight),
 	{}
 };
@@ -1646,6 +1688,47 @@ static struct kunit_suite bts_sw_suite = {
 	.name = "trace_bts_sw",
 	.test_cases = bts_sw_cases,
 };
+
+/*
+ * The debuggers' index: one slot per possible CPU; a publication moves
+ * @seq on by two, and NULL clears everything else.
+ */
+static void core_live_table_indexes_every_cpu(struct kunit *test)
+{
+	struct bts_live_slot *slots, saved, mine = {
+		.source = BTS_SOURCE_SW, .kind = BTS_LIVE_COUNT, .nr = 7,
+		.flags = BTS_LIVE_CLEAR_USER, .recs = 1, .head = 2,
+		.head_base = 3, .tail = 4, .drained = 5,
+	};
+	unsigned int cpu = nr_cpu_ids - 1;
+	u32 seq;
+
+	KUNIT_ASSERT_NOT_NULL(test, bts_live);
+	KUNIT_EXPECT_MEMEQ(test, bts_live->magic, BTS_LIVE_MAGIC, 8);
+	KUNIT_EXPECT_EQ(test, bts_live->version, BTS_LIVE_VERSION);
+	KUNIT_EXPECT_EQ(test, bts_live->table_size, 32);
+	KUNIT_EXPECT_EQ(test, bts_live->slot_size, 64);
+	KUNIT_EXPECT_EQ(test, bts_live->nr_slots, nr_cpu_ids);
+	slots = (struct bts_live_slot *)((u8 *)bts_live +
+					 bts_live->table_size);
+	saved = slots[cpu];
+	seq = saved.seq;
+	KUNIT_EXPECT_EQ(test, seq % 2, 0);
+	bts_live_publish(cpu, &mine);
+	KUNIT_EXPECT_EQ(test, slots[cpu].seq, seq + 2);
+	mine.seq = seq + 2;
+	KUNIT_EXPECT_MEMEQ(test, &slots[cpu], &mine, sizeof(mine));
+	bts_live_publish(cpu, NULL);
+	KUNIT_EXPECT_EQ(test, slots[cpu].seq, seq + 4);
+	KUNIT_EXPECT_EQ(test, slots[cpu].source, 0);
+	KUNIT_EXPECT_EQ(test, slots[cpu].recs, 0);
+	KUNIT_EXPECT_EQ(test, slots[cpu].drained, 0);
+	/* nothing beyond the table */
+	bts_live_publish(nr_cpu_ids, &mine);
+	/* as it was, if a source had published there */
+	if (saved.source)
+		bts_live_publish(cpu, &saved);
+}
 
 static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_registering_a_name_twice_fails),
@@ -1660,6 +1743,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_freeze_reads_frozen),
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_thaw_leaves_it_recording),
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
+	KUNIT_CASE(core_live_table_indexes_every_cpu),
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
 	KUNIT_CASE(capture_concurrent_faults_are_each_kept),

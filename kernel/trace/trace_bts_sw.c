@@ -27,6 +27,7 @@
 #include <linux/trace_recursion.h>
 #include <linux/unaligned.h>
 #include <asm/ibt.h>
+#include <uapi/linux/bts.h>
 
 #include "bts_sw.h"
 
@@ -163,6 +164,7 @@ static void bts_sw_free(bool wait)
 	for_each_possible_cpu(cpu) {
 		struct bts_sw_ring *ring = per_cpu_ptr(&bts_sw_rings, cpu);
 
+		bts_live_publish(cpu, NULL);
 		per_cpu(bts_sw_retired, cpu) = ring->buf;
 		WRITE_ONCE(ring->buf, NULL);
 	}
@@ -172,6 +174,34 @@ static void bts_sw_free(bool wait)
 		kvfree(per_cpu(bts_sw_retired, cpu));
 		per_cpu(bts_sw_retired, cpu) = NULL;
 	}
+}
+
+/**
+ * bts_sw_ring_live - where a debugger finds a ring's records
+ * @ring:	an armed ring
+ * @slot:	filled in (struct bts_live_slot, include/uapi/linux/bts.h)
+ *
+ * Its documented reading (BTS_LIVE_COUNT) is bts_sw_ring_read()'s; the
+ * KUnit suite checks that they agree.
+ */
+void bts_sw_ring_live(const struct bts_sw_ring *ring,
+		      struct bts_live_slot *slot)
+{
+	BUILD_BUG_ON(sizeof(ring->total) != sizeof(u64));
+	memset(slot, 0, sizeof(*slot));
+	slot->source = BTS_SOURCE_SW;
+	slot->kind = BTS_LIVE_COUNT;
+	slot->nr = ring->capacity;
+	slot->recs = (unsigned long)ring->buf;
+	slot->head = (unsigned long)&ring->total;
+}
+
+static void bts_sw_live_publish(unsigned int cpu)
+{
+	struct bts_live_slot slot;
+
+	bts_sw_ring_live(per_cpu_ptr(&bts_sw_rings, cpu), &slot);
+	bts_live_publish(cpu, &slot);
 }
 
 static int bts_sw_arm(unsigned int arm_flags)
@@ -196,6 +226,8 @@ static int bts_sw_arm(unsigned int arm_flags)
 		}
 	}
 	WRITE_ONCE(bts_sw_streaming, !!(arm_flags & BTS_ARM_STREAM));
+	for_each_possible_cpu(cpu)
+		bts_sw_live_publish(cpu);
 	ret = register_ftrace_function(&bts_sw_ops);
 	if (ret)
 		bts_sw_free(true);

@@ -131,4 +131,105 @@ struct bts_vmcore_slot {
 	__u64	pfn[BTS_VMCORE_PAGES];
 };
 
+/*
+ * Where a debugger reading the running kernel's memory (drgn or crash on
+ * /proc/kcore, or on a memory image of a running machine) finds each
+ * CPU's current history, as bts/per_cpu/cpuN/records would copy it. The
+ * kernel symbol bts_live holds the kernel virtual address of a struct
+ * bts_live_table, followed by @nr_slots slots of @slot_size bytes, one
+ * per possible CPU, slot N for CPU N. The armed source fills a CPU's slot
+ * while it records there and clears it (@source 0) before it gives the
+ * buffer back. Addresses in a slot are kernel virtual addresses in the
+ * direct map or vmalloc space, which /proc/kcore shows.
+ *
+ * The kernel reads the same memory while the CPU records: a debugger
+ * sees a consistent history only of a CPU that is not recording
+ * (tracing_on 0 pauses every CPU; a crash stops them). A slot being
+ * rewritten has an odd @seq; a reader takes the slot when @seq is even
+ * and the same before and after it read it.
+ */
+#define BTS_LIVE_MAGIC		"BTSLIVE"	/* 7 chars and a NUL */
+#define BTS_LIVE_VERSION	1
+
+/*
+ * bts_live_slot.kind: how to find the newest record. In all three the
+ * buffer holds @nr records of 24 bytes (struct { __u64 from, to, flags; })
+ * and the history read is oldest first; none read is an empty history.
+ *
+ * BTS_LIVE_COUNT: *@head (a __u64) counts the records written since
+ *	arming; record k of them is at index k % @nr. The history is the
+ *	newest min(*@head, @nr); it has wrapped when *@head > @nr.
+ * BTS_LIVE_CIRCULAR: *@head (a __u64) is the address the next record
+ *	goes to, @head_base the address of index 0: pos = (*@head -
+ *	@head_base) / 24, and pos == @nr is index 0. A pos beyond @nr, or an
+ *	address below @head_base, means nothing can be read. The buffer has
+ *	wrapped when the record at pos is not clear (its from or to is not
+ *	zero): the history is then indexes pos to @nr - 1 and 0 to pos - 1;
+ *	else 0 to pos - 1.
+ * BTS_LIVE_STREAM: pos as for BTS_LIVE_CIRCULAR, without the wrap at
+ *	@nr. Indexes pos up to *@tail (a __u32, the end of the round handed
+ *	to the stream before) hold the records before those at 0 to pos - 1:
+ *	the history is indexes pos to max(pos, *@tail) - 1, then 0 to
+ *	pos - 1. It has wrapped once *@drained (a __u8) is not zero.
+ */
+#define BTS_LIVE_COUNT		1
+#define BTS_LIVE_CIRCULAR	2
+#define BTS_LIVE_STREAM		3
+
+/*
+ * bts_live_slot.flags: user-mode branches were not wanted. For each
+ * record read, an address below 1 << 63 in @from or @to is replaced by 0
+ * and the record's flags get bit 61 (BTS_FLAG_USER_CLEARED), as the
+ * kernel does when it copies the history.
+ */
+#define BTS_LIVE_CLEAR_USER	(1U << 0)
+
+/**
+ * struct bts_live_table - the index of the current histories (32 bytes)
+ * @magic:	"BTSLIVE\0"
+ * @version:	BTS_LIVE_VERSION
+ * @table_size:	sizeof(struct bts_live_table); the slots start here
+ * @slot_size:	sizeof(struct bts_live_slot)
+ * @nr_slots:	slots that follow (nr_cpu_ids)
+ * @reserved:	zero
+ */
+struct bts_live_table {
+	char	magic[8];
+	__u32	version;
+	__u32	table_size;
+	__u32	slot_size;
+	__u32	nr_slots;
+	__u64	reserved;
+};
+
+/**
+ * struct bts_live_slot - where one CPU's current history is (64 bytes)
+ * @seq:	odd while the kernel rewrites the slot
+ * @source:	BTS_SOURCE_* of the source recording there; 0: none
+ * @kind:	BTS_LIVE_COUNT, _CIRCULAR or _STREAM
+ * @nr:		records the buffer holds (the source's capacity)
+ * @flags:	BTS_LIVE_CLEAR_USER
+ * @recs:	address of the buffer
+ * @head:	address of the __u64 that says where the newest record is
+ * @head_base:	BTS_LIVE_CIRCULAR, _STREAM: *@head when the next record
+ *		goes to index 0
+ * @tail:	BTS_LIVE_STREAM: address of the __u32 end of the round before
+ * @drained:	BTS_LIVE_STREAM: address of the __u8 "a round was handed
+ *		over"
+ * @reserved:	zero
+ */
+struct bts_live_slot {
+	__u32	seq;
+	__u16	source;
+	__u16	kind;
+	__u32	nr;
+	__u32	flags;
+	__u64	recs;
+	__u64	head;
+	__u64	head_base;
+	__u64	tail;
+	__u64	drained;
+	__u64	reserved;
+};
+
 #endif /* _UAPI_LINUX_BTS_H */

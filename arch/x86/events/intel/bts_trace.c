@@ -67,6 +67,9 @@
 #include <asm/debugreg.h>
 #include <asm/intel_ds.h>
 #include <asm/msr-index.h>
+#include <asm/page.h>
+#include <asm/pgtable_types.h>
+#include <uapi/linux/bts.h>
 
 #include "../perf_event.h"
 
@@ -976,6 +979,46 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	return n;
 }
 
+/*
+ * A kernel address of @p that /proc/kcore shows: perf maps the DS area
+ * into the cpu_entry_area, which it does not; its direct-map alias is.
+ */
+static unsigned long intel_bts_kcore_addr(const void *p)
+{
+	if (virt_addr_valid(p))
+		return (unsigned long)p;
+	return (unsigned long)__va(slow_virt_to_phys((void *)p));
+}
+
+/**
+ * intel_bts_cpu_live - where a debugger finds an armed CPU's records
+ * @c:		the CPU's state, armed
+ * @slot:	filled in (struct bts_live_slot, include/uapi/linux/bts.h)
+ *
+ * The documented reading of the slot (BTS_LIVE_CIRCULAR, _STREAM) is
+ * intel_bts_cpu_read()'s: the KUnit suite intel_bts_live checks that they
+ * agree. Process context or the CPU's hotplug callback.
+ */
+static void intel_bts_cpu_live(const struct intel_bts_cpu *c,
+			       struct bts_live_slot *slot)
+{
+	BUILD_BUG_ON(sizeof(c->prev_end) != sizeof(u32));
+	BUILD_BUG_ON(sizeof(c->drained) != sizeof(u8));
+	BUILD_BUG_ON(sizeof(c->ds->bts_index) != sizeof(u64));
+	memset(slot, 0, sizeof(*slot));
+	slot->source = BTS_SOURCE_HW;
+	slot->kind = c->stream ? BTS_LIVE_STREAM : BTS_LIVE_CIRCULAR;
+	slot->nr = c->nr;
+	slot->flags = c->user ? 0 : BTS_LIVE_CLEAR_USER;
+	slot->recs = intel_bts_kcore_addr(c->recs);
+	slot->head = intel_bts_kcore_addr(&c->ds->bts_index);
+	slot->head_base = c->ds->bts_buffer_base;
+	if (c->stream) {
+		slot->tail = intel_bts_kcore_addr(&c->prev_end);
+		slot->drained = intel_bts_kcore_addr(&c->drained);
+	}
+}
+
 /* ---- reservation: process context ---- */
 
 /**
@@ -1095,9 +1138,15 @@ static int intel_bts_cpu_online(unsigned int cpu)
 	ret = intel_bts_cpu_arm(&intel_bts, this_cpu_ptr(&intel_bts_cpus),
 				cpu);
 	local_irq_restore(flags);
-	if (ret)
+	if (ret) {
 		pr_warn_once("CPU %u has no DS area or BTS buffer: not recording there\n",
 			     cpu);
+	} else {
+		struct bts_live_slot slot;
+
+		intel_bts_cpu_live(this_cpu_ptr(&intel_bts_cpus), &slot);
+		bts_live_publish(cpu, &slot);
+	}
 	return 0;
 }
 
@@ -1105,6 +1154,8 @@ static int intel_bts_cpu_offline(unsigned int cpu)
 {
 	unsigned long flags;
 
+	/* Before perf gets its buffer and DS fields back. */
+	bts_live_publish(cpu, NULL);
 	local_irq_save(flags);
 	intel_bts_cpu_disarm(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 	local_irq_restore(flags);

@@ -1775,6 +1775,158 @@ static struct kunit_suite intel_bts_hw_suite = {
 	.test_cases = intel_bts_hw_cases,
 };
 
+/* ---- suite intel_bts_live: the slot a debugger reads ---- */
+
+/*
+ * A debugger's reading of a live slot, written from the text of
+ * include/uapi/linux/bts.h alone: all the history, oldest first.
+ */
+static unsigned int live_read(const struct bts_live_slot *s,
+			      struct bts_record *out, enum bts_window *w)
+{
+	const struct bts_record *recs = (const void *)(unsigned long)s->recs;
+	u64 head = *(const u64 *)(unsigned long)s->head;
+	unsigned int pos, end = 0, i, n = 0;
+	bool wrapped = false;
+
+	*w = BTS_WINDOW_EMPTY;
+	if (head < s->head_base || (head - s->head_base) / 24 > s->nr)
+		return 0;
+	pos = (head - s->head_base) / 24;
+	if (s->kind == BTS_LIVE_CIRCULAR) {
+		if (pos == s->nr)
+			pos = 0;
+		wrapped = recs[pos].from || recs[pos].to;
+		end = wrapped ? s->nr : pos;
+	} else if (s->kind == BTS_LIVE_STREAM) {
+		end = max(pos, *(const u32 *)(unsigned long)s->tail);
+		wrapped = *(const u8 *)(unsigned long)s->drained;
+	}
+	for (i = pos; i < end; i++)
+		out[n++] = recs[i];
+	for (i = 0; i < pos; i++)
+		out[n++] = recs[i];
+	for (i = 0; i < n && (s->flags & BTS_LIVE_CLEAR_USER); i++) {
+		if (out[i].from && !(out[i].from >> 63)) {
+			out[i].from = 0;
+			out[i].flags |= BTS_FLAG_USER_CLEARED;
+		}
+		if (out[i].to && !(out[i].to >> 63)) {
+			out[i].to = 0;
+			out[i].flags |= BTS_FLAG_USER_CLEARED;
+		}
+	}
+	if (n)
+		*w = wrapped ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
+	return n;
+}
+
+/* What the slot says is what intel_bts_cpu_read() copies, all of it. */
+static void expect_live_reads_the_same(struct kunit *test,
+				       struct intel_bts_test *t,
+				       const char *when)
+{
+	struct bts_record src[MODEL_NR], dbg[MODEL_NR];
+	struct bts_live_slot slot;
+	enum bts_window ws, wd;
+	unsigned int ns, nd;
+
+	intel_bts_cpu_live(&t->c, &slot);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	ns = intel_bts_cpu_read(&t->c, src, MODEL_NR, &ws);
+	nd = live_read(&slot, dbg, &wd);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ_MSG(test, nd, ns, "%s: count", when);
+	KUNIT_EXPECT_EQ_MSG(test, wd, ws, "%s: window", when);
+	if (nd == ns)
+		KUNIT_EXPECT_MEMEQ_MSG(test, dbg, src, ns * sizeof(*src),
+				       "%s: records", when);
+}
+
+static void intel_bts_live_slot_describes_the_cpu(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	struct bts_live_slot slot;
+
+	intel_bts_cpu_live(&t->c, &slot);
+	KUNIT_EXPECT_EQ(test, slot.source, BTS_SOURCE_HW);
+	KUNIT_EXPECT_EQ(test, slot.kind, BTS_LIVE_CIRCULAR);
+	KUNIT_EXPECT_EQ(test, slot.nr, MODEL_NR);
+	KUNIT_EXPECT_EQ(test, slot.flags, BTS_LIVE_CLEAR_USER);
+	KUNIT_EXPECT_EQ(test, slot.head_base, MODEL_BASE);
+	KUNIT_EXPECT_EQ(test, slot.tail, 0);
+	KUNIT_EXPECT_EQ(test, slot.seq, 0);
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM | BTS_ARM_USER);
+	intel_bts_cpu_live(&t->c, &slot);
+	KUNIT_EXPECT_EQ(test, slot.kind, BTS_LIVE_STREAM);
+	KUNIT_EXPECT_EQ(test, slot.flags, 0);
+	KUNIT_EXPECT_NE(test, slot.tail, 0);
+	KUNIT_EXPECT_NE(test, slot.drained, 0);
+}
+
+/* Ring mode, kernel only and with user branches, through every state. */
+static void intel_bts_live_ring_reads_as_the_source(struct kunit *test)
+{
+	static const unsigned int arm[] = { 0, BTS_ARM_USER };
+	unsigned int a, i;
+
+	for (a = 0; a < ARRAY_SIZE(arm); a++) {
+		struct intel_bts_test *t = model_armed(test, MODEL_NR, arm[a]);
+
+		expect_live_reads_the_same(test, t, "armed");
+		model_run(0, 3);
+		expect_live_reads_the_same(test, t, "3 records");
+		/* a return to user mode, and an entry from it */
+		model_branch(FROM(3), USER_FROM(3), 0);
+		model_branch(USER_FROM(4), TO(4), 3);
+		expect_live_reads_the_same(test, t, "user halves");
+		model_run(5, MODEL_NR - 6);
+		expect_live_reads_the_same(test, t, "one short of full");
+		model_run(MODEL_NR - 1, 1);
+		expect_live_reads_the_same(test, t, "full: index at the base");
+		for (i = 0; i < 2 * MODEL_NR + 3; i++) {
+			model_run(MODEL_NR + i, 1);
+			expect_live_reads_the_same(test, t, "wrapped");
+		}
+	}
+}
+
+/* Stream mode: before the first drain, across drains, kernel only. */
+static void intel_bts_live_stream_reads_as_the_source(struct kunit *test)
+{
+	static const unsigned int arm[] = { 0, BTS_ARM_USER };
+	unsigned int a, i;
+
+	for (a = 0; a < ARRAY_SIZE(arm); a++) {
+		struct intel_bts_test *t = model_armed(test, MODEL_NR,
+						       BTS_ARM_STREAM | arm[a]);
+
+		expect_live_reads_the_same(test, t, "armed");
+		model_branch(FROM(0), USER_FROM(0), 0);
+		model_branch(USER_FROM(1), TO(1), 3);
+		expect_live_reads_the_same(test, t, "user halves");
+		for (i = 2; i < 5 * MODEL_NR; i++) {
+			model_branch_nmi(t, i);
+			expect_live_reads_the_same(test, t, "streaming");
+		}
+		/* not drained yet: past the threshold, the interrupt held */
+		model_run(5 * MODEL_NR, MODEL_THR + 1);
+		expect_live_reads_the_same(test, t, "interrupt pending");
+	}
+}
+
+static struct kunit_case intel_bts_live_cases[] = {
+	KUNIT_CASE(intel_bts_live_slot_describes_the_cpu),
+	KUNIT_CASE(intel_bts_live_ring_reads_as_the_source),
+	KUNIT_CASE(intel_bts_live_stream_reads_as_the_source),
+	{}
+};
+
+static struct kunit_suite intel_bts_live_suite = {
+	.name = "intel_bts_live",
+	.test_cases = intel_bts_live_cases,
+};
+
 kunit_test_suites(&intel_bts_model_suite, &intel_bts_debugctl_suite,
 		  &intel_bts_perf_suite, &intel_bts_stream_suite,
-		  &intel_bts_hw_suite);
+		  &intel_bts_live_suite, &intel_bts_hw_suite);
