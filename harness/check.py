@@ -55,6 +55,10 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
                                prefixed "BTS-TAP: " (tests that suspend)
   # bts-share: kernel          the boot's share holds bzImage and
                                initramfs.cpio.gz (tests that kexec)
+  # bts-share: debugger        the boot's share holds vmlinux and the
+                               drgn helper, and the host's /usr is the
+                               read-only 9p tag hostusr (tests that run
+                               the host's drgn on the guest's kernel)
   # bts-reboot: yes            QEMU resets on a reboot instead of exiting
                                (RAM is kept): the test runs again in the
                                next boot, and /init powers off at the end
@@ -358,7 +362,13 @@ class Boot:
             append += " bts.hotplug_cycles=50"
         if not self.kunit:
             append += " kunit.enable=0"
+        host_usr = []
         for t in self.tests:
+            if directives(os.path.join(TESTS, t))["share"] == "debugger":
+                shutil.copy(os.path.join(KOBJ, "vmlinux"), os.path.join(self.dir, "vmlinux"))
+                shutil.copy(os.path.join(TOP, "tools/bts-dump/drgn/bts.py"),
+                            os.path.join(self.dir, "bts.py"))
+                host_usr = ["--host-usr"]
             if directives(os.path.join(TESTS, t))["share"] == "kernel":
                 shutil.copy(os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage")),
                             os.path.join(self.dir, "bzImage"))
@@ -374,7 +384,7 @@ class Boot:
                             "--log", os.path.join(self.dir, "console.log"),
                             "--timeout", str(self.timeout),
                             "--smp", str(self.smp)] +
-                           (["--reboot"] if self.reboot else []) +
+                           (["--reboot"] if self.reboot else []) + host_usr +
                            (["--mem", str(self.mem)] if self.mem else []) +
                            ["--append", append], env=env)
         self.rc = p.returncode

@@ -3,6 +3,7 @@
 #
 #   run-vm.sh --interactive [--append ARGS]      shell on the console (make vm)
 #   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS] [--smp N]
+#             [--host-usr]
 #             [--mem MiB] [--reboot]
 #
 # Single-threaded TCG on purpose: with multi-threaded TCG and two vCPUs,
@@ -32,6 +33,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BZIMAGE:=$BUILD/obj-$KVARIANT/arch/x86/boot/bzImage}"
 : "${INITRAMFS:=$BUILD/initramfs.cpio.gz}"
 interactive=0 share= log= timeout=600 append= mem=1024 smp=2 noreboot=-no-reboot
+host_usr=()
 [ "$KVARIANT" = debug ] && mem=2048
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,6 +46,9 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	# a guest reboot (a panic's included) resets the machine, RAM kept
 	--reboot) noreboot= ;;
+	# the host's /usr, read-only, as 9p tag hostusr: the guest runs the
+	# host's drgn and crash on its own /proc/kcore (tests that debug live)
+	--host-usr) host_usr=(-virtfs "local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr") ;;
 	*) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -76,7 +81,8 @@ fi
 qemu=("${machine[@]}" -machine q35 -accel tcg,thread=single -smp "$smp" -m "$mem"
 	$noreboot -nic none -display none -monitor none
 	-kernel "$BZIMAGE" -initrd "$INITRAMFS"
-	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0")
+	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0"
+	"${host_usr[@]}")
 cmdline="console=ttyS0 panic=-1 loglevel=7 $append"
 if [ $interactive -eq 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio -append "$cmdline bts.tests=shell"

@@ -10,7 +10,15 @@ prints the fault capture the crashed (or running) kernel kept: the reason,
 the faulting CPU, and each captured CPU's history, oldest branch first,
 symbolized through drgn (which knows the KASLR offset), the fault record
 marked "<== FAULT". -c one CPU, -r raw addresses only, -j JSON lines with
-the keys bts-dump's --json uses for the same fields.
+the keys bts-dump's --json uses for the same fields. -l prints instead
+each CPU's current history, where its source records it now, as
+bts/per_cpu/cpuN/records would copy it (all of it, not nr_records):
+
+    drgn -s vmlinux tools/bts-dump/drgn/bts.py -l      # as root, on /proc/kcore
+
+The kernel goes on recording while drgn reads: pause it first
+(echo 0 > /sys/kernel/tracing/tracing_on), or read a crash dump, where
+every CPU was stopped.
 
 As a module (drgn's interactive shell, or a script of your own):
 
@@ -18,6 +26,7 @@ As a module (drgn's interactive shell, or a script of your own):
     cap = bts_capture(prog)          # Capture: .reason, .fault_cpu, .histories
     h = bts_history(prog, 1)         # CPU 1's History, or None
     for rec in h.records: rec.from_, rec.to, rec.flags
+    live = bts_live(prog)            # Capture of the current histories
 
 It reads only what the kernel published for crash tools: VMCOREINFO's
 "BTS_TABLE=<physical address>" line (the kernel's vmcoreinfo_data, found by
@@ -30,6 +39,9 @@ missing, never filled or damaged raises BtsError with one line saying why.
 
 On a running kernel the table is filled only on the crash path: what it
 shows there is whatever a crash would have found, usually "never filled".
+The current histories come from the table the symbol bts_live points to
+(struct bts_live_table and its slots, include/uapi/linux/bts.h), read
+as that header says.
 """
 import json
 import os
@@ -37,7 +49,8 @@ import re
 import struct
 import sys
 
-__all__ = ["BtsError", "Capture", "History", "Record", "bts_capture", "bts_history"]
+__all__ = ["BtsError", "Capture", "History", "Record", "bts_capture", "bts_history",
+           "bts_live"]
 
 TABLE_MAGIC = b"BTSCORE\0"
 DUMP_MAGIC = b"BTSDUMP\0"
@@ -48,6 +61,13 @@ RECORD_SIZE = 24
 VMCORE_PAGES = 17
 MAX_SLOTS = 8192
 MAX_RECORDS = 1 << 20
+
+LIVE_MAGIC = b"BTSLIVE\0"
+LIVE_TABLE_SIZE = 32
+LIVE_SLOT_SIZE = 64
+LIVE_COUNT, LIVE_CIRCULAR, LIVE_STREAM = 1, 2, 3
+LIVE_CLEAR_USER = 1
+LIVE_TRIES = 5
 
 REASONS = ["dump", "oops", "BUG", "panic", "GPF", "WARN"]
 SOURCES = {1: "intel_bts", 2: "sw"}
@@ -302,6 +322,129 @@ def bts_history(prog, cpu):
     return None
 
 
+# ---------------------------------------------------------------- the live index
+
+def _virt(prog, addr, size, what):
+    try:
+        return prog.read(addr, size)
+    except Exception as e:
+        raise BtsError("%s: %#x, %d bytes: cannot be read (%s)" % (what, addr, size, e)) from None
+
+
+def bts_live(prog):
+    """Each CPU's current history, as the kernel of @prog indexes it for debuggers.
+
+    A Capture whose reason is "live" and whose histories are those of the
+    CPUs a source records on; a slot that cannot be read is one line in
+    .errors. Raises BtsError when there is no index or it is damaged.
+    """
+    table = prog.read_u64(_sym_addr(prog, "bts_live"))
+    if not table:
+        raise BtsError("bts_live is NULL: the bts core did not start (out of memory at boot?)")
+    where = "bts live table at %#x" % table
+    t = _virt(prog, table, LIVE_TABLE_SIZE, where)
+    magic, version, table_size, slot_size, nr_slots, _ = struct.unpack("<8sIIIIQ", t)
+    if magic != LIVE_MAGIC:
+        raise BtsError("%s: offset 0: magic %r, not %r" % (where, magic, LIVE_MAGIC))
+    if version != 1:
+        raise BtsError("%s: offset 8: version %d, this reader knows 1" % (where, version))
+    if not LIVE_TABLE_SIZE <= table_size <= 4096:
+        raise BtsError("%s: offset 12: table_size %d (%d to 4096)" % (where, table_size, LIVE_TABLE_SIZE))
+    if not LIVE_SLOT_SIZE <= slot_size <= 4096:
+        raise BtsError("%s: offset 16: slot_size %d (%d to 4096)" % (where, slot_size, LIVE_SLOT_SIZE))
+    if not 0 < nr_slots <= MAX_SLOTS:
+        raise BtsError("%s: offset 20: nr_slots %d (1 to %d CPUs)" % (where, nr_slots, MAX_SLOTS))
+    histories, errors = [], []
+    for cpu in range(nr_slots):
+        try:
+            h = _live_slot(prog, table + table_size + cpu * slot_size, cpu)
+        except BtsError as e:
+            errors.append(str(e))
+            continue
+        if h is not None:
+            histories.append(h)
+    return Capture("live", -1, nr_slots, histories, errors)
+
+
+def _live_slot(prog, at, cpu):
+    """CPU @cpu's slot at @at: its History, None when nothing records there."""
+    what = "live slot of cpu %d" % cpu
+    for _ in range(LIVE_TRIES):
+        s = _virt(prog, at, LIVE_SLOT_SIZE, what)
+        seq = struct.unpack_from("<I", s)[0]
+        if seq & 1:
+            continue
+        h = _live_history(prog, s, cpu, what)
+        # the slot as it was before the records were read: a whole reading
+        if _virt(prog, at, 4, what) == s[:4]:
+            return h
+    raise BtsError("%s: the kernel was rewriting it (seq odd or moving) in %d tries"
+                   % (what, LIVE_TRIES))
+
+
+def _live_history(prog, s, cpu, what):
+    (seq, source, kind, nr, flags, recs, head, head_base, tail, drained,
+     _) = struct.unpack("<IHHIIQQQQQQ", s[:LIVE_SLOT_SIZE])
+    if not source:
+        return None
+    if source not in SOURCES:
+        raise BtsError("%s: offset 4: source %d is none of %s" % (what, source, sorted(SOURCES)))
+    if kind not in (LIVE_COUNT, LIVE_CIRCULAR, LIVE_STREAM):
+        raise BtsError("%s: offset 6: kind %d is none of 1, 2, 3" % (what, kind))
+    if not 0 < nr <= MAX_RECORDS:
+        raise BtsError("%s: offset 8: nr %d (1 to %d)" % (what, nr, MAX_RECORDS))
+    if kind == LIVE_STREAM and not (tail and drained):
+        raise BtsError("%s: a stream slot without tail (%#x) or drained (%#x)" % (what, tail, drained))
+    h = prog.read_u64(head) if head else None
+    if h is None:
+        raise BtsError("%s: offset 24: head is NULL" % what)
+    raw = _virt(prog, recs, nr * RECORD_SIZE, "%s: the %d records" % (what, nr))
+
+    def rec(i):
+        return struct.unpack_from("<QQQ", raw, i * RECORD_SIZE)
+
+    wrapped = False
+    if kind == LIVE_COUNT:
+        wrapped = h > nr
+        order = [k % nr for k in range(max(h - nr, 0), h)]
+    else:
+        # an index outside the buffer: nothing can be read, as the kernel says
+        if h < head_base or (h - head_base) // RECORD_SIZE > nr:
+            order = []
+        else:
+            pos = (h - head_base) // RECORD_SIZE
+            if kind == LIVE_CIRCULAR:
+                if pos == nr:
+                    pos = 0
+                f, t, _ = rec(pos)
+                wrapped = bool(f or t)
+                end = nr if wrapped else pos
+            else:
+                end = max(pos, min(struct.unpack("<I", _virt(prog, tail, 4, what + ": tail"))[0], nr))
+                wrapped = _virt(prog, drained, 1, what + ": drained") != b"\0"
+            order = list(range(pos, end)) + list(range(pos))
+    records = []
+    for i in order:
+        f, t, fl = rec(i)
+        if flags & LIVE_CLEAR_USER:
+            if f and not f >> 63:
+                f, fl = 0, fl | FLAG_USER_CLEARED
+            if t and not t >> 63:
+                t, fl = 0, fl | FLAG_USER_CLEARED
+        records.append(Record(f, t, fl))
+    hflags = 0
+    if not records:
+        hflags |= DUMP_EMPTY
+    elif wrapped:
+        hflags |= DUMP_WRAPPED
+    if source == 1 and not flags & LIVE_CLEAR_USER:
+        hflags |= DUMP_USER
+    return History(dict(cpu=cpu, count=len(records), capacity=nr, flags=hflags, reason=0,
+                        fault_index=NO_FAULT, timestamp_ns=0, stext=0, kaslr_offset=0,
+                        lost=0, source=SOURCES[source], release="", build_id="", live=True),
+                   records)
+
+
 # ---------------------------------------------------------------- output
 
 def _is_user(addr):
@@ -386,6 +529,10 @@ def _end_text(prog, addr, cleared, raw):
 
 def _header_text(h):
     """The line bts-dump prints above a history, word for word."""
+    if getattr(h, "live", False):
+        return "CPU %d: %d record%s (capacity %d%s) from %s, live" % (
+            h.cpu, h.count, "" if h.count == 1 else "s", h.capacity,
+            ", wrapped: older history lost" if h.flags & DUMP_WRAPPED else "", h.source)
     line = "CPU %d: %d record%s (capacity %d%s) from %s, %s %s" % (
         h.cpu, h.count, "" if h.count == 1 else "s", h.capacity,
         ", wrapped: older history lost" if h.flags & DUMP_WRAPPED else "",
@@ -408,9 +555,13 @@ def _transition(r):
 
 
 def print_text(prog, cap, cpus=None, raw=False, out=sys.stdout):
-    out.write("bts capture: %s, faulting CPU %s, %d of %d CPUs kept\n" % (
-        cap.reason, cap.fault_cpu if cap.fault_cpu >= 0 else "none",
-        len(cap.histories), cap.nr_slots))
+    if cap.reason == "live":
+        out.write("bts live: the current histories, %d of %d CPUs recording\n" % (
+            len(cap.histories), cap.nr_slots))
+    else:
+        out.write("bts capture: %s, faulting CPU %s, %d of %d CPUs kept\n" % (
+            cap.reason, cap.fault_cpu if cap.fault_cpu >= 0 else "none",
+            len(cap.histories), cap.nr_slots))
     for h in sorted(cap.histories, key=lambda h: h.cpu):
         if cpus is not None and h.cpu not in cpus:
             continue
@@ -425,18 +576,18 @@ def print_text(prog, cap, cpus=None, raw=False, out=sys.stdout):
                 "  <== FAULT" if i == h.fault_index or r.flags & FLAG_FAULT else ""))
 
 
-def _json_end(prog, which, addr, cleared):
+def _json_end(prog, which, addr, cleared, raw=False):
     if cleared:
         return {which: None, which + "_sym": None}
     o = {which: "0x%x" % addr}
-    s = _sym(prog, addr)
+    s = None if raw else _sym(prog, addr)
     o[which + "_sym"] = s[0] if s else None
     if s:
         o[which + "_off"] = s[1]
     return o
 
 
-def print_json(prog, cap, cpus=None, out=sys.stdout):
+def print_json(prog, cap, cpus=None, out=sys.stdout, raw=False):
     for h in sorted(cap.histories, key=lambda h: h.cpu):
         if cpus is not None and h.cpu not in cpus:
             continue
@@ -449,11 +600,13 @@ def print_json(prog, cap, cpus=None, out=sys.stdout):
              "timestamp_ns": h.timestamp_ns, "stext": "0x%x" % h.stext,
              "kaslr_offset": "0x%x" % h.kaslr_offset, "lost": h.lost, "release": h.release,
              "build_id": h.build_id or None, "fault_cpu": cap.fault_cpu}
+        if getattr(h, "live", False):
+            d["live"] = True
         out.write(json.dumps(d, separators=(",", ":")) + "\n")
         for i, r in enumerate(h.records):
             o = {"type": "branch", "cpu": h.cpu, "index": i}
-            o.update(_json_end(prog, "from", r.from_, r.from_cleared()))
-            o.update(_json_end(prog, "to", r.to, r.to_cleared()))
+            o.update(_json_end(prog, "from", r.from_, r.from_cleared(), raw))
+            o.update(_json_end(prog, "to", r.to, r.to_cleared(), raw))
             o.update({"flags": "0x%x" % r.flags,
                       "fault": i == h.fault_index or bool(r.flags & FLAG_FAULT),
                       "sw": bool(r.flags & FLAG_SW),
@@ -465,11 +618,14 @@ def main(prog, argv):
     import argparse
     ap = argparse.ArgumentParser(prog="bts.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("-c", "--cpu", type=int, action="append", help="only this CPU (repeatable)")
-    ap.add_argument("-r", "--raw", action="store_true", help="raw addresses, no symbols")
+    ap.add_argument("-r", "--raw", action="store_true",
+                    help="raw addresses, no symbols (with -j: no _sym keys named)")
     ap.add_argument("-j", "--json", action="store_true", help="JSON lines")
+    ap.add_argument("-l", "--live", action="store_true",
+                    help="the current histories, not the kept capture")
     a = ap.parse_args(argv)
     try:
-        cap = bts_capture(prog)
+        cap = bts_live(prog) if a.live else bts_capture(prog)
     except BtsError as e:
         sys.stderr.write("bts: %s\n" % e)
         return 1
@@ -477,7 +633,7 @@ def main(prog, argv):
         sys.stderr.write("bts: %s\n" % e)
     try:
         if a.json:
-            print_json(prog, cap, a.cpu)
+            print_json(prog, cap, a.cpu, raw=a.raw)
         else:
             print_text(prog, cap, a.cpu, a.raw)
         sys.stdout.flush()

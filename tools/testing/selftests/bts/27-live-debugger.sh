@@ -1,0 +1,78 @@
+#!/bin/sh
+# The current histories through a debugger on the running kernel: the
+# host's drgn (its /usr shared read-only as 9p tag hostusr, entered with
+# chroot) runs here on /proc/kcore with tools/bts-dump/drgn/bts.py -l,
+# which reads where each CPU's source records (the table the symbol
+# bts_live points to, include/uapi/linux/bts.h), while tracing_on 0 holds
+# every CPU paused. It must read what bts/per_cpu/cpuN/records copies at
+# the same moment, record for record: the host half (27-live-debugger.host)
+# compares its JSON with bts-dump's reading of the records files. In ring
+# mode and in stream mode: the software source's counted ring, the Intel
+# source's circular buffer and its stream buffer.
+# bts-boot: own
+# bts-machines: sw hw
+# bts-share: debugger
+# bts-timeout: 1200
+. ./lib.sh
+R=/tmp/hroot
+mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
+	not_ok "the host's /usr is shared here (9p tag hostusr)"
+	done_testing
+	exit 0
+fi
+for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
+for d in proc sys dev host; do mount -o bind /$d $R/$d; done
+run_drgn() {
+	chroot $R /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
+		PYTHONDONTWRITEBYTECODE=1 /usr/bin/drgn "$@"
+}
+if ! run_drgn --version > /tmp/drgn.version 2>&1; then
+	not_ok "the host's drgn runs here ($(head -c 300 /tmp/drgn.version))"
+	done_testing
+	exit 0
+fi
+ok "the host's drgn runs here ($(cat /tmp/drgn.version))"
+
+cpus=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+echo 2730 > $B/nr_records
+for mode in ring stream; do
+	out=/host/live-$mode
+	mkdir -p $out
+	echo $mode > $B/mode
+	check "$mode: bts arms" sh -c "echo bts > $T/current_tracer"
+	# branches of both kinds: system calls, and a wrap of every buffer
+	for i in 1 2 3; do ls -R /sys/kernel/tracing/events > /dev/null; done
+	echo 0 > $T/tracing_on
+	c=0
+	while [ $c -lt $cpus ]; do
+		cat $B/per_cpu/cpu$c/records > $out/records-cpu$c
+		c=$((c + 1))
+	done
+	t0=$(date +%s)
+	# raw: drgn names symbols in Python, over every kernel symbol, which
+	# takes minutes under TCG; its names are checked on the host, on the
+	# kdump scenarios' dumps (63-kdump.host)
+	run_drgn -q -s /host/vmlinux /host/bts.py -l -j -r > $out/drgn.json 2> $out/drgn.err
+	rc=$?
+	is "$mode: drgn's bts.py -l reads the live kernel (exit status; $(head -c 200 $out/drgn.err))" $rc 0
+	diag "$mode: drgn took $(($(date +%s) - t0)) s"
+	is "$mode: ... a history for each CPU" \
+		"$(grep -c '"type":"dump"' $out/drgn.json)" $cpus
+	run_drgn -q -s /host/vmlinux /host/bts.py -l -r > $out/drgn.txt 2>> $out/drgn.err
+	check "$mode: ... its text says what it is" grep -q '^bts live: the current histories' $out/drgn.txt
+	# nothing moved while drgn read: the CPUs were paused
+	c=0 same=0
+	while [ $c -lt $cpus ]; do
+		# the records, not the header: its timestamp is the copy's
+		[ "$(tail -c +193 $B/per_cpu/cpu$c/records | md5sum)" = \
+		  "$(tail -c +193 $out/records-cpu$c | md5sum)" ] && same=$((same + 1))
+		c=$((c + 1))
+	done
+	is "$mode: the records files are as they were before drgn ran" $same $cpus
+	echo 1 > $T/tracing_on
+	echo nop > $T/current_tracer
+done
+echo ring > $B/mode
+for d in host dev sys proc usr; do umount $R/$d; done
+done_testing
