@@ -554,7 +554,8 @@ def _transition(r):
     return "  (user->kernel)" if fu else "  (kernel->user)"
 
 
-def print_text(prog, cap, cpus=None, raw=False, out=sys.stdout):
+def print_text(prog, cap, cpus=None, raw=False, out=None):
+    out = out or sys.stdout
     if cap.reason == "live":
         out.write("bts live: the current histories, %d of %d CPUs recording\n" % (
             len(cap.histories), cap.nr_slots))
@@ -587,7 +588,8 @@ def _json_end(prog, which, addr, cleared, raw=False):
     return o
 
 
-def print_json(prog, cap, cpus=None, out=sys.stdout, raw=False):
+def print_json(prog, cap, cpus=None, out=None, raw=False):
+    out = out or sys.stdout
     for h in sorted(cap.histories, key=lambda h: h.cpu):
         if cpus is not None and h.cpu not in cpus:
             continue

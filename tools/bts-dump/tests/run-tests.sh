@@ -956,6 +956,11 @@ drgn_mutants_ok() {
 	return $bad
 }
 ok_if "drgn helper: the 150 corrupted cores give exit 0 or 1 (with a message), never a traceback" drgn_mutants_ok
+# -l, the current histories (bts_live), over made-up kernel memory: each
+# kind of slot read as include/uapi/linux/bts.h says, each damaged table or
+# slot one line and exit 1 (tests/drgn-live-fake.py, its own TAP)
+ok_if "drgn helper -l: every kind of live slot read as the uapi header says; damaged ones one line (drgn-live-fake.py)" \
+	bash -c "python3 '$(dirname "$0")/drgn-live-fake.py' >'$T/dlf.tap' 2>&1; ! grep -q '^not ok' '$T/dlf.tap' && grep -qE '^1\.\.[1-9]' '$T/dlf.tap' || { grep -v '^ok' '$T/dlf.tap' | head -5; false; }"
 
 # --- modules: kallsyms names them, a .ko with DWARF gives their lines ------
 MODS=$BINDIR/modules
