@@ -3,7 +3,8 @@
 # overlay in, applies patches/series and builds a small test kernel.
 #
 #   make deps      install what the build and the tests need (apt)
-#   make kernel    build the test kernel ($(BUILD)/obj/arch/x86/boot/bzImage)
+#   make kernel    build the test kernel ($(BUILD)/obj-test/arch/x86/boot/bzImage)
+#   make kernel-dwarf  the same with full DWARF ($(BUILD)/obj-dwarf), for crash
 #   make qemu      build the QEMU that emulates BTS ($(BUILD)/qemu/qemu-system-x86_64)
 #   make tools     build tools/bts-dump
 #   make vm        boot the test kernel in QEMU with a shell on the console
@@ -35,7 +36,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel qemu tools initramfs vm demo check lint bench series clean distclean
+.PHONY: all deps kernel kernel-dwarf qemu tools initramfs vm demo check lint bench series clean distclean
 
 all: kernel tools
 
@@ -44,6 +45,12 @@ deps:
 
 kernel:
 	@$(TOP)/harness/build-kernel.sh
+
+# The test kernel with full DWARF, for crash (configs/bts-dwarf.config)
+kernel-dwarf:
+	@KVARIANT=dwarf KOBJ=$(BUILD)/obj-dwarf \
+		KFRAGS="$(TOP)/configs/bts-test.config $(TOP)/configs/bts-dwarf.config" \
+		$(TOP)/harness/build-kernel.sh
 
 qemu:
 	@$(TOP)/harness/qemu/build.sh

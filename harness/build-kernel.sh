@@ -102,24 +102,27 @@ if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.config.bts" 2>/dev/null)" != "$c
 		"$KOBJ/.config" $KFRAGS >/dev/null)
 	kmake olddefconfig >/dev/null
 	bad=0
+	# each symbol as the last fragment that sets it says (a later
+	# fragment overrides an earlier one, as merge_config.sh does)
 	for frag in $KFRAGS; do
-		while IFS= read -r line; do
-			case "$line" in
-			CONFIG_*=n)
-				sym=${line%%=*}
-				if grep -q "^$sym=" "$KOBJ/.config"; then
-					echo "kernel: error: $(basename "$frag"): $sym is set" >&2
-					bad=1
-				fi ;;
-			CONFIG_*)
-				if ! grep -qxF "$line" "$KOBJ/.config"; then
-					echo "kernel: error: $(basename "$frag"): $line did not stick" \
-						"($(grep "^${line%%=*}=" "$KOBJ/.config" || echo unset))" >&2
-					bad=1
-				fi ;;
-			esac
-		done < "$frag"
-	done
+		grep '^CONFIG_' "$frag" | sed "s#^#$(basename "$frag") #"
+	done | awk '{ split($2, kv, "="); last[kv[1]] = $0 } END { for (k in last) print last[k] }' |
+	while read -r frag line; do
+		case "$line" in
+		CONFIG_*=n)
+			sym=${line%%=*}
+			if grep -q "^$sym=" "$KOBJ/.config"; then
+				echo "kernel: error: $frag: $sym is set" >&2
+				exit 1
+			fi ;;
+		CONFIG_*)
+			if ! grep -qxF "$line" "$KOBJ/.config"; then
+				echo "kernel: error: $frag: $line did not stick" \
+					"($(grep "^${line%%=*}=" "$KOBJ/.config" || echo unset))" >&2
+				exit 1
+			fi ;;
+		esac
+	done || bad=1
 	[ $bad -eq 0 ] || die "the config fragment does not apply"
 	echo "$cfgsum" > "$KOBJ/.config.bts"
 fi

@@ -55,10 +55,14 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
                                prefixed "BTS-TAP: " (tests that suspend)
   # bts-share: kernel          the boot's share holds bzImage and
                                initramfs.cpio.gz (tests that kexec)
-  # bts-share: debugger        the boot's share holds vmlinux and the
-                               drgn helper, and the host's /usr is the
+  # bts-share: debugger        the boot's share holds vmlinux, the drgn
+                               helper and the crash extension (bts.so),
+                               and the host's /usr is the
                                read-only 9p tag hostusr (tests that run
                                the host's drgn on the guest's kernel)
+  # bts-kernel: dwarf          boot the test kernel built with full DWARF
+                               (build/obj-dwarf, make kernel-dwarf), for
+                               crash, which refuses reduced debug info
   # bts-reboot: yes            QEMU resets on a reboot instead of exiting
                                (RAM is kept): the test runs again in the
                                next boot, and /init powers off at the end
@@ -88,6 +92,8 @@ TESTS = os.path.join(TOP, "tools/testing/selftests/bts")
 OUT = os.path.join(BUILD, "check", VARIANT)
 ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
 KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
+# The test kernel with full DWARF (make kernel-dwarf): for crash only
+DWARF_KOBJ = os.path.join(BUILD, "obj-dwarf")
 
 # The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs,
 # extra -cpu properties, extra QEMU options). The debug kernel
@@ -306,7 +312,7 @@ def check_kernel_log(console, prefix, expect, hw=False):
 def directives(path):
     d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
          "machines": "", "tap": "file", "share": "", "smp": "", "reboot": "",
-         "mem": ""}
+         "mem": "", "kernel": ""}
     with open(path) as f:
         for line in f.read().splitlines()[:30]:
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
@@ -317,7 +323,8 @@ def directives(path):
 
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
-                 kunit=False, machine="sw", smp=None, reboot=False, mem=None):
+                 kunit=False, machine="sw", smp=None, reboot=False, mem=None,
+                 kobj=None):
         hw, extra, msmp, self.cpu_extra, self.qemu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
@@ -337,12 +344,20 @@ class Boot:
         self.kunit = kunit
         self.reboot = reboot
         self.mem = mem
+        # the kernel it boots: the check's, or the full-DWARF one
+        self.kobj = kobj or KOBJ
+        self.variant = os.path.basename(self.kobj)[len("obj-"):]
         if reboot:
             # /init powers off at the end instead of rebooting
             self.append += " bts.reboot=1"
         self.dir = os.path.join(OUT, name)
         self.rc = None
         self.secs = 0
+
+    def bzimage(self):
+        if self.kobj == KOBJ:
+            return os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage"))
+        return os.path.join(self.kobj, "arch/x86/boot/bzImage")
 
     def run(self):
         os.makedirs(self.dir, exist_ok=True)
@@ -365,19 +380,24 @@ class Boot:
         host_usr = []
         for t in self.tests:
             if directives(os.path.join(TESTS, t))["share"] == "debugger":
-                shutil.copy(os.path.join(KOBJ, "vmlinux"), os.path.join(self.dir, "vmlinux"))
+                shutil.copy(os.path.join(self.kobj, "vmlinux"), os.path.join(self.dir, "vmlinux"))
                 shutil.copy(os.path.join(TOP, "tools/bts-dump/drgn/bts.py"),
                             os.path.join(self.dir, "bts.py"))
+                # the crash extension, where crash is installed to build it
+                so = os.path.join(TOP, "tools/bts-dump/crash/bts.so")
+                if subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools/bts-dump"),
+                                   "crash-extension"], capture_output=True).returncode == 0:
+                    shutil.copy(so, os.path.join(self.dir, "bts.so"))
                 host_usr = ["--host-usr"]
             if directives(os.path.join(TESTS, t))["share"] == "kernel":
-                shutil.copy(os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage")),
-                            os.path.join(self.dir, "bzImage"))
+                shutil.copy(self.bzimage(), os.path.join(self.dir, "bzImage"))
                 shutil.copy(os.environ.get("INITRAMFS", os.path.join(BUILD, "initramfs.cpio.gz")),
                             os.path.join(self.dir, "initramfs.cpio.gz"))
         t0 = time.time()
         # KVARIANT too: run-vm.sh boots build/obj-$KVARIANT, and check.py
         # may be run directly, without the Makefile's exports.
-        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT,
+        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=self.variant,
+                   BZIMAGE=self.bzimage(),
                    BTS_CPU_EXTRA=self.cpu_extra, BTS_QEMU_EXTRA=self.qemu_extra)
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
                             "--share", self.dir,
@@ -421,8 +441,8 @@ def evaluate(boot):
         host = os.path.join(TESTS, name + ".host")
         if os.path.exists(host):
             env = dict(os.environ, BTS_EXPECT="hw" if boot.hw else "sw",
-                       VMLINUX=os.path.join(KOBJ, "vmlinux"),
-                       SYSTEM_MAP=os.path.join(KOBJ, "System.map"))
+                       VMLINUX=os.path.join(boot.kobj, "vmlinux"),
+                       SYSTEM_MAP=os.path.join(boot.kobj, "System.map"))
             p = subprocess.run([host, log, boot.dir], capture_output=True,
                                text=True, env=env)
             parse_tap(p.stdout, label + " (host)")
@@ -557,7 +577,8 @@ def main():
                                       timeout=int(d["timeout"]), machine=m,
                                       smp=int(d["smp"]) if d["smp"] else None,
                                       reboot=d["reboot"] == "yes",
-                                      mem=int(d["mem"]) if d["mem"] else None))
+                                      mem=int(d["mem"]) if d["mem"] else None,
+                                      kobj=DWARF_KOBJ if d["kernel"] == "dwarf" else None))
                 else:
                     shared[m].append(t)
         for m, tests in shared.items():
@@ -567,6 +588,15 @@ def main():
             boots = [b for b in boots if not b.hw]
         if ONLY:
             boots = [b for b in boots if re.search(ONLY, b.name)]
+        # The full-DWARF kernel, only for the boots that need it (not with
+        # DEBUG=1: that run is the lockdep and KASAN kernel's)
+        dwarf = [b for b in boots if b.kobj == DWARF_KOBJ]
+        if dwarf and DEBUG:
+            boots = [b for b in boots if b not in dwarf]
+        elif dwarf and not run_step("build: test kernel with full DWARF, for crash (make kernel-dwarf)",
+                                    ["make", "-s", "kernel-dwarf"],
+                                    os.path.join(OUT, "kernel-dwarf.log")):
+            boots = [b for b in boots if b not in dwarf]
         # Longest first, so that two workers finish together.
         boots.sort(key=lambda b: -b.timeout)
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:

@@ -37,6 +37,14 @@
 #define MAX_SLOTS	8192
 #define MAX_RECORDS	(1u << 20)
 #define NO_FAULT	0xffffffffu
+#define LIVE_MAGIC	"BTSLIVE"
+#define LIVE_TABLE_SIZE	32
+#define LIVE_SLOT_SIZE	64
+#define LIVE_COUNT	1
+#define LIVE_CIRCULAR	2
+#define LIVE_STREAM	3
+#define LIVE_CLEAR_USER	1u
+#define LIVE_TRIES	5
 
 #define FLAG_USER_CLEARED	(1ULL << 61)
 #define FLAG_FAULT		(1ULL << 62)
@@ -54,7 +62,7 @@ struct rec {
 };
 
 struct history {
-	uint32_t cpu, count, capacity, flags, reason, fault_index;
+	uint32_t cpu, count, capacity, flags, reason, fault_index, live;
 	uint64_t timestamp_ns, stext, kaslr, lost;
 	char source[17], release[65], build_id[41];
 	struct rec *recs;
@@ -312,6 +320,189 @@ static int capture_read(struct capture *c, int *slot_errors)
 	return 0;
 }
 
+static int read_virt(uint64_t addr, void *buf, long len, const char *what)
+{
+	if (readmem(addr, KVADDR, buf, len, (char *)what, RETURN_ON_ERROR | QUIET))
+		return 0;
+	snprintf(why, sizeof(why), "%s: 0x%llx, %ld bytes: cannot be read", what,
+		 (unsigned long long)addr, len);
+	return -1;
+}
+
+/*
+ * One CPU's live slot @s (LIVE_SLOT_SIZE bytes): its history in @h, 0 when
+ * no source records there (h->count and h->capacity 0), -1 with @why set.
+ * Read as include/uapi/linux/bts.h says (struct bts_live_slot).
+ */
+static int live_history(const unsigned char *s, uint32_t cpu, struct history *h)
+{
+	uint32_t source = le16(s + 4), kind = le16(s + 6), nr = le32(s + 8), flags = le32(s + 12);
+	uint64_t recs = le64(s + 16), head = le64(s + 24), head_base = le64(s + 32);
+	uint64_t tail = le64(s + 40), drained = le64(s + 48), pos = 0, end = 0, val, first;
+	unsigned char *raw, b4[4], b8[8], b1;
+	char what[48];
+	uint32_t n = 0;
+	int wrapped = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->cpu = cpu;
+	h->fault_index = NO_FAULT;
+	h->live = 1;
+	if (!source)
+		return 0;
+	snprintf(what, sizeof(what), "live slot of cpu %u", cpu);
+	if (source != 1 && source != 2)
+		return snprintf(why, sizeof(why), "%s: offset 4: source %u is none of [1, 2]", what, source), -1;
+	if (kind < LIVE_COUNT || kind > LIVE_STREAM)
+		return snprintf(why, sizeof(why), "%s: offset 6: kind %u is none of 1, 2, 3", what, kind), -1;
+	if (!nr || nr > MAX_RECORDS)
+		return snprintf(why, sizeof(why), "%s: offset 8: nr %u (1 to %u)", what, nr, MAX_RECORDS), -1;
+	if (kind == LIVE_STREAM && (!tail || !drained))
+		return snprintf(why, sizeof(why), "%s: a stream slot without tail or drained", what), -1;
+	if (!head)
+		return snprintf(why, sizeof(why), "%s: offset 24: head is NULL", what), -1;
+	if (read_virt(head, b8, 8, what))
+		return -1;
+	val = le64(b8);
+	raw = (unsigned char *)GETBUF((size_t)nr * RECORD_SIZE);
+	if (read_virt(recs, raw, (long)nr * RECORD_SIZE, what)) {
+		FREEBUF(raw);
+		return -1;
+	}
+	h->recs = (struct rec *)GETBUF((size_t)nr * sizeof(struct rec));
+	if (kind == LIVE_COUNT) {
+		wrapped = val > nr;
+		first = val > nr ? val - nr : 0;
+		for (uint64_t k = first; k < val; k++, n++) {
+			h->recs[n].from = le64(raw + (k % nr) * RECORD_SIZE);
+			h->recs[n].to = le64(raw + (k % nr) * RECORD_SIZE + 8);
+			h->recs[n].flags = le64(raw + (k % nr) * RECORD_SIZE + 16);
+		}
+	} else if (val >= head_base && (val - head_base) / RECORD_SIZE <= nr) {
+		pos = (val - head_base) / RECORD_SIZE;
+		if (kind == LIVE_CIRCULAR) {
+			if (pos == nr)
+				pos = 0;
+			wrapped = le64(raw + pos * RECORD_SIZE) || le64(raw + pos * RECORD_SIZE + 8);
+			end = wrapped ? nr : pos;
+		} else {
+			if (read_virt(tail, b4, 4, what) || read_virt(drained, &b1, 1, what)) {
+				FREEBUF(raw);
+				return -1;
+			}
+			end = le32(b4) < nr ? le32(b4) : nr;
+			end = end > pos ? end : pos;
+			wrapped = b1 != 0;
+		}
+		for (uint64_t i = pos; i < end + pos; i++, n++) {
+			uint64_t k = i < end ? i : i - end;
+
+			h->recs[n].from = le64(raw + k * RECORD_SIZE);
+			h->recs[n].to = le64(raw + k * RECORD_SIZE + 8);
+			h->recs[n].flags = le64(raw + k * RECORD_SIZE + 16);
+		}
+	}
+	FREEBUF(raw);
+	for (uint32_t i = 0; i < n && (flags & LIVE_CLEAR_USER); i++) {
+		struct rec *r = &h->recs[i];
+
+		if (r->from && !(r->from >> 63)) {
+			r->from = 0;
+			r->flags |= FLAG_USER_CLEARED;
+		}
+		if (r->to && !(r->to >> 63)) {
+			r->to = 0;
+			r->flags |= FLAG_USER_CLEARED;
+		}
+	}
+	h->count = n;
+	h->capacity = nr;
+	strcpy(h->source, source == 1 ? "intel_bts" : "sw");
+	if (!n)
+		h->flags |= DUMP_EMPTY;
+	else if (wrapped)
+		h->flags |= DUMP_WRAPPED;
+	if (source == 1 && !(flags & LIVE_CLEAR_USER))
+		h->flags |= DUMP_USER;
+	return 0;
+}
+
+/* The current histories (the table bts_live points to); 0, or -1 with @why set. */
+static int live_read(struct capture *c, int *slot_errors)
+{
+	unsigned char t[LIVE_TABLE_SIZE], b8[8];
+	uint32_t table_size, slot_size;
+	uint64_t table;
+
+	*slot_errors = 0;
+	c->n = 0;
+	c->reason = 0;
+	c->fault_cpu = -1;
+	if (!symbol_exists("bts_live"))
+		return fail("no symbol bts_live in the kernel's symbols: not a kernel with bts, or symbols of another kernel");
+	if (read_virt(symbol_value("bts_live"), b8, 8, "bts_live"))
+		return -1;
+	table = le64(b8);
+	if (!table)
+		return fail("bts_live is NULL: the bts core did not start (out of memory at boot?)");
+	if (read_virt(table, t, sizeof(t), "the bts live table"))
+		return -1;
+#define BAD(...) return snprintf(why, sizeof(why), "bts live table at 0x%llx: " __VA_ARGS__), -1
+	if (memcmp(t, LIVE_MAGIC, 8))
+		BAD("offset 0: bad magic", (unsigned long long)table);
+	if (le32(t + 8) != 1)
+		BAD("offset 8: version %u, this reader knows 1", (unsigned long long)table, le32(t + 8));
+	table_size = le32(t + 12);
+	slot_size = le32(t + 16);
+	c->nr_slots = le32(t + 20);
+	if (table_size < LIVE_TABLE_SIZE || table_size > 4096)
+		BAD("offset 12: table_size %u (%d to 4096)", (unsigned long long)table, table_size, LIVE_TABLE_SIZE);
+	if (slot_size < LIVE_SLOT_SIZE || slot_size > 4096)
+		BAD("offset 16: slot_size %u (%d to 4096)", (unsigned long long)table, slot_size, LIVE_SLOT_SIZE);
+	if (!c->nr_slots || c->nr_slots > MAX_SLOTS)
+		BAD("offset 20: nr_slots %u (1 to %d CPUs)", (unsigned long long)table, c->nr_slots, MAX_SLOTS);
+#undef BAD
+	for (uint32_t cpu = 0; cpu < c->nr_slots; cpu++) {
+		uint64_t at = table + table_size + (uint64_t)cpu * slot_size;
+		struct history *h = &c->h[c->n];
+		unsigned char s[LIVE_SLOT_SIZE], again[4];
+		int tries, got = -1;
+
+		for (tries = 0; tries < LIVE_TRIES && got; tries++) {
+			if (read_virt(at, s, sizeof(s), "live slot")) {
+				got = -2;
+				break;
+			}
+			if (le32(s) & 1)
+				continue;
+			if (live_history(s, cpu, h)) {
+				got = -2;
+				break;
+			}
+			/* the slot as it was before the records were read: a whole reading */
+			if (!read_virt(at, again, 4, "live slot") && !memcmp(again, s, 4)) {
+				got = 0;
+				break;
+			}
+			if (h->recs)
+				FREEBUF(h->recs);
+			h->recs = NULL;
+			got = -1;
+		}
+		if (got == -1)
+			snprintf(why, sizeof(why), "live slot of cpu %u: the kernel was rewriting it (seq odd or moving) in %d tries",
+				 cpu, LIVE_TRIES);
+		if (got) {
+			fprintf(fp, "bts: %s\n", why);
+			(*slot_errors)++;
+			continue;
+		}
+		if (h->capacity)
+			c->n++;
+	}
+	return 0;
+}
+
 static int is_user(uint64_t a)
 {
 	return a < (1ULL << 47);
@@ -336,6 +527,12 @@ static void end_text(uint64_t addr, int cleared, int raw)
 
 static void header_text(const struct history *h)
 {
+	if (h->live) {
+		fprintf(fp, "CPU %u: %u record%s (capacity %u%s) from %s, live\n", h->cpu, h->count,
+			h->count == 1 ? "" : "s", h->capacity,
+			h->flags & DUMP_WRAPPED ? ", wrapped: older history lost" : "", h->source);
+		return;
+	}
 	fprintf(fp, "CPU %u: %u record%s (capacity %u%s) from %s, %s %s", h->cpu, h->count,
 		h->count == 1 ? "" : "s", h->capacity,
 		h->flags & DUMP_WRAPPED ? ", wrapped: older history lost" : "", h->source,
@@ -390,7 +587,7 @@ static void json_str(const char *s)
 	fputc('"', fp);
 }
 
-static void json_end(const char *which, uint64_t addr, int cleared)
+static void json_end(const char *which, uint64_t addr, int cleared, int raw)
 {
 	struct syment *sp;
 	ulong off = 0;
@@ -400,7 +597,7 @@ static void json_end(const char *which, uint64_t addr, int cleared)
 		return;
 	}
 	fprintf(fp, ",\"%s\":\"0x%llx\",\"%s_sym\":", which, (unsigned long long)addr, which);
-	if (!is_user(addr) && (sp = value_search((ulong)addr, &off))) {
+	if (!raw && !is_user(addr) && (sp = value_search((ulong)addr, &off))) {
 		json_str(sp->name);
 		fprintf(fp, ",\"%s_off\":%lu", which, off);
 	} else {
@@ -408,7 +605,7 @@ static void json_end(const char *which, uint64_t addr, int cleared)
 	}
 }
 
-static void print_json(const struct capture *c, const struct history *h)
+static void print_json(const struct capture *c, const struct history *h, int raw)
 {
 	fprintf(fp, "{\"type\":\"dump\",\"cpu\":%u,\"source\":", h->cpu);
 	json_str(h->source);
@@ -429,14 +626,14 @@ static void print_json(const struct capture *c, const struct history *h)
 		json_str(h->build_id);
 	else
 		fprintf(fp, "null");
-	fprintf(fp, ",\"fault_cpu\":%d}\n", c->fault_cpu);
+	fprintf(fp, ",\"fault_cpu\":%d%s}\n", c->fault_cpu, h->live ? ",\"live\":true" : "");
 	for (uint32_t i = 0; i < h->count; i++) {
 		const struct rec *r = &h->recs[i];
 		int cl = !!(r->flags & FLAG_USER_CLEARED);
 
 		fprintf(fp, "{\"type\":\"branch\",\"cpu\":%u,\"index\":%u", h->cpu, i);
-		json_end("from", r->from, cl && !r->from);
-		json_end("to", r->to, cl && !r->to);
+		json_end("from", r->from, cl && !r->from, raw);
+		json_end("to", r->to, cl && !r->to, raw);
 		fprintf(fp, ",\"flags\":\"0x%llx\",\"fault\":%s,\"sw\":%s,\"user_cleared\":%s}\n",
 			(unsigned long long)r->flags, rec_fault(h, i) ? "true" : "false",
 			r->flags & FLAG_SW ? "true" : "false", cl ? "true" : "false");
@@ -453,11 +650,11 @@ static int cpu_cmp(const void *a, const void *b)
 static void cmd_bts(void)
 {
 	static struct capture c;	/* 8192 slots: not on crash's stack */
-	int opt, raw = 0, json = 0, slot_errors = 0;
+	int opt, raw = 0, json = 0, live = 0, slot_errors = 0;
 	long cpu = -1;
 	char *end;
 
-	while ((opt = getopt(argcnt, args, "c:rj")) != EOF) {
+	while ((opt = getopt(argcnt, args, "c:rjl")) != EOF) {
 		switch (opt) {
 		case 'c':
 			/* a CPU number, nothing else: "-c x" is no CPU 0 */
@@ -471,28 +668,33 @@ static void cmd_bts(void)
 		case 'j':
 			json = 1;
 			break;
+		case 'l':
+			live = 1;
+			break;
 		default:
 			argerrs++;
 		}
 	}
 	if (argerrs || args[optind])
 		cmd_usage(pc->curcmd, SYNOPSIS);
-	if (capture_read(&c, &slot_errors)) {
+	if (live ? live_read(&c, &slot_errors) : capture_read(&c, &slot_errors)) {
 		fprintf(fp, "bts: %s\n", why);
 		goto out;
 	}
 	qsort(c.h, c.n, sizeof(c.h[0]), cpu_cmp);
-	if (!json)
-		fprintf(fp, "bts capture: %s, faulting CPU ", reasons[c.reason]);
-	if (!json && c.fault_cpu >= 0)
-		fprintf(fp, "%d, %u of %u CPUs kept\n", c.fault_cpu, c.n, c.nr_slots);
+	if (!json && live)
+		fprintf(fp, "bts live: the current histories, %u of %u CPUs recording\n", c.n, c.nr_slots);
 	else if (!json)
+		fprintf(fp, "bts capture: %s, faulting CPU ", reasons[c.reason]);
+	if (!json && !live && c.fault_cpu >= 0)
+		fprintf(fp, "%d, %u of %u CPUs kept\n", c.fault_cpu, c.n, c.nr_slots);
+	else if (!json && !live)
 		fprintf(fp, "none, %u of %u CPUs kept\n", c.n, c.nr_slots);
 	for (uint32_t i = 0; i < c.n; i++) {
 		if (cpu >= 0 && c.h[i].cpu != (uint32_t)cpu)
 			continue;
 		if (json)
-			print_json(&c, &c.h[i]);
+			print_json(&c, &c.h[i], raw);
 		else
 			print_text(&c.h[i], raw);
 	}
@@ -505,13 +707,16 @@ out:
 static char *help_bts[] = {
 	"bts",
 	"the branch history bts kept at the crash",
-	"[-c cpu] [-r] [-j]",
+	"[-c cpu] [-r] [-j] [-l]",
 	"  Prints the fault capture the bts tracer kept (Documentation/trace/bts.rst):",
 	"  the reason, the faulting CPU and each captured CPU's history, oldest",
 	"  branch first, the fault record marked \"<== FAULT\".",
 	"    -c cpu  only that CPU's history",
 	"    -r      raw addresses, no symbols",
-	"    -j      JSON lines, with the keys of bts-dump --json",
+	"    -j      JSON lines, with the keys of bts-dump --json (-r: no symbol keys)",
+	"    -l      each CPU's current history instead, where its source records",
+	"            it now (the table bts_live points to), as the records files",
+	"            would copy it: on a live kernel, pause bts first (tracing_on 0)",
 	NULL
 };
 

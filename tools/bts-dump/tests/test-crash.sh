@@ -38,7 +38,7 @@ check() {
 	n=$((n + 1))
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
 }
-echo "1..3"
+echo "1..4"
 "$BTS" --vmcore "$VMCORE" -k "$VMLINUX" -j >"$T/bts.json" 2>/dev/null
 "$BTS" --vmcore "$VMCORE" -k "$VMLINUX" >"$T/bts.txt" 2>/dev/null
 grep '^{' "$T/crash.json" >"$T/crash-only.json"
@@ -49,4 +49,17 @@ run_crash "$T/crash.txt"
 check "crash's bts names the same histories as bts-dump, header for header" \
 	"diff <(grep '^CPU ' '$T/bts.txt') <(grep '^CPU ' '$T/crash.txt')"
 check "crash's bts marks the fault record" "grep -q '<== FAULT' '$T/crash.txt'"
+# bts -l: where each source recorded when the machine went down (the table
+# bts_live points to), against drgn's reading of the same dump
+if command -v drgn >/dev/null; then
+	run_crash "$T/crash-live.json" -l -j -r
+	grep '^{' "$T/crash-live.json" >"$T/crash-live-only.json"
+	drgn -q -c "$VMCORE" -s "$VMLINUX" "$HERE/../drgn/bts.py" -l -j -r >"$T/drgn-live.json" 2>"$T/drgn-live.err"
+	cmp=$(python3 "$HERE/compare-records.py" "$T/drgn-live.json" "$T/crash-live-only.json" 2>&1)
+	check "crash's bts -l reads from the crash dump the current histories drgn's bts.py -l does, record for record ($cmp)" \
+		"echo '$cmp' | grep -qE '^[1-9][0-9]* records, 0 different'"
+else
+	n=$((n + 1))
+	echo "ok $n - crash's bts -l against drgn's bts.py -l # SKIP drgn is not installed"
+fi
 exit $((fail > 0))

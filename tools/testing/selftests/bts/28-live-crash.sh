@@ -1,0 +1,66 @@
+#!/bin/sh
+# crash on the running kernel: the host's crash (its /usr shared read-only,
+# entered with chroot, as 27-live-debugger does for drgn) opens
+# /proc/kcore with the full-DWARF vmlinux it needs, loads the bts
+# extension and runs bts -l while tracing_on 0 holds every CPU paused: it
+# must read what the records files hold at the same moment, record for
+# record (28-live-crash.host). Then bts, the kept capture: on a running
+# kernel the crash dump's table was never filled, and it says so.
+# bts-boot: own
+# bts-machines: hw
+# bts-kernel: dwarf
+# bts-share: debugger
+# bts-cmdline: crashkernel=256M
+# bts-timeout: 900
+. ./lib.sh
+R=/tmp/hroot
+mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
+	not_ok "the host's /usr is shared here (9p tag hostusr)"
+	done_testing
+	exit 0
+fi
+for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
+for d in proc sys dev host; do mount -o bind /$d $R/$d; done
+mount -t tmpfs tmpfs $R/tmp
+check "the crash extension is in the share" test -s /host/bts.so
+run_crash() {	# output file, then crash's commands, one per argument
+	co=$1
+	shift
+	: > $R/tmp/cmds
+	for c in "$@"; do echo "$c" >> $R/tmp/cmds; done
+	echo q >> $R/tmp/cmds
+	chroot $R /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp TERM=dumb \
+		/usr/bin/crash -s --minimal --kaslr auto /host/vmlinux /proc/kcore \
+		-i /tmp/cmds > $co 2>&1 < /dev/null
+}
+cpus=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+echo 2730 > $B/nr_records
+check "bts arms" sh -c "echo bts > $T/current_tracer"
+for i in 1 2 3; do ls -R /sys/kernel/tracing/events > /dev/null; done
+echo 0 > $T/tracing_on
+out=/host/live-crash
+mkdir -p $out
+c=0
+while [ $c -lt $cpus ]; do
+	cat $B/per_cpu/cpu$c/records > $out/records-cpu$c
+	c=$((c + 1))
+done
+t0=$(date +%s)
+run_crash $out/crash.out "extend /host/bts.so" "bts -l -j -r" "bts"
+diag "crash took $(($(date +%s) - t0)) s"
+is "crash's bts -l reads the live kernel: a history for each CPU ($(grep -m1 -iE 'error|cannot|bts:' $out/crash.out))" \
+	"$(grep -c '"type":"dump"' $out/crash.out)" $cpus
+check "bts without -l says the crash dump's table was never filled" \
+	grep -q 'bts: bts table never filled' $out/crash.out
+c=0 same=0
+while [ $c -lt $cpus ]; do
+	[ "$(tail -c +193 $B/per_cpu/cpu$c/records | md5sum)" = \
+	  "$(tail -c +193 $out/records-cpu$c | md5sum)" ] && same=$((same + 1))
+	c=$((c + 1))
+done
+is "the records files are as they were before crash ran" $same $cpus
+echo 1 > $T/tracing_on
+echo nop > $T/current_tracer
+for d in tmp host dev sys proc usr; do umount $R/$d; done
+done_testing
