@@ -15,7 +15,8 @@
 #                  the lockdep/KASAN kernel; SINGLESTEP=1 for every
 #                  hardware scenario under QEMU's -singlestep too, CPL_TARGET=1
 #                  on the CPU's other CPL reading too
-#   make lint      checkpatch --strict and W=1 on the project's kernel files
+#   make lint      checkpatch --strict and W=1 on the project's kernel files, and
+#                  the series check (harness/series-check.sh)
 #   make bench     benchmarks (figures printed, no assertions)
 #   make series    the whole project as a git-am series onto 6.12
 

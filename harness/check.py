@@ -538,6 +538,13 @@ def main():
 
     if ok and not ONLY:
         checkpatch_files()
+        # the series a maintainer receives: signed off, applies, checkpatch
+        p = subprocess.run([os.path.join(TOP, "harness/series-check.sh"),
+                            os.path.join(OUT, "series")],
+                           cwd=TOP, capture_output=True, text=True)
+        parse_tap(p.stdout, "host: series")
+        if p.returncode != 0 and "not ok" not in p.stdout:
+            record("host: series check exit status", False, p.stderr.strip()[-300:])
     if ok:
         if not ONLY and not DEBUG:
             vmlinux = os.path.join(BUILD, "obj-test/vmlinux")

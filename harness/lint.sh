@@ -9,22 +9,8 @@ rc=0
 echo "== checkpatch --strict"
 perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files || rc=1
-# (run from patches/: given a path inside the git work tree, checkpatch
-# misreads the blank context lines of a hunk as trailing whitespace)
-# The series carries no Signed-off-by: whoever submits it adds theirs.
-# The TRACE_BTS entry in trace_entries.h is written the way every entry
-# there is, `__field(	type,	name	)` with its spaces and the open-ended
-# F_printk( line; checkpatch's spacing rules would make it the one entry
-# unlike its neighbours, so those three types are not checked in 0001.
-for p in $(grep -v '^#' patches/series); do
-	ignore=FILE_PATH_CHANGES,MISSING_SIGN_OFF
-	case $p in
-	0001-tracing-Add-the-TRACE_BTS-entry-type.patch)
-		ignore=$ignore,SPACING,PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE ;;
-	esac
-	(cd patches && perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse -q \
-		--ignore "$ignore" "$p") || rc=1
-done
+echo "== the series (make series): signed off, applies, checkpatch --strict"
+"$top/harness/series-check.sh" "$BUILD/series" | grep -v '^ok' || rc=1
 echo "== W=1"
 objs=$(echo "$files" | grep '\.c$' | grep -v kunit | sed 's/\.c$/.o/')
 make -s -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="ccache gcc" W=1 $objs 2>&1 |

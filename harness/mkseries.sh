@@ -9,12 +9,18 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$top"
 
+# The project's identity (git config), the author and the signer of every
+# patch: no invented person.
+ident="$(git config user.name) <$(git config user.email)>"
+[ "$ident" != " <>" ] || { echo "series: git config user.name and user.email are not set" >&2; exit 1; }
+
 # new-file patch: SUBJECT BODY FILE...
 newfiles() {
 	local subj=$1 body=$2 f n
 	shift 2
 	{
-		printf 'From: bts developers <bts@localhost>\nSubject: [PATCH] %s\n\n%s\n---\n' "$subj" "$body"
+		printf 'From: %s\nSubject: [PATCH] %s\n\n%s\n\nSigned-off-by: %s\n---\n' \
+			"$ident" "$subj" "$body" "$ident"
 		for f in "$@"; do
 			[ -f "$f" ] || continue
 			n=$(wc -l < "$f")
@@ -32,8 +38,13 @@ emit() {
 	name=$(printf '%04d-%s.patch' "$i" "$(echo "$1" | tr -c 'A-Za-z0-9\n' '-' | sed 's/--*/-/g; s/-$//' | cut -c1-52)")
 	mv "$out/tmp.patch" "$out/$name"
 }
+# A patch of patches/: its From: and Signed-off-by: the project's.
 existing() {
-	cp "patches/$1" "$out/tmp.patch"
+	awk -v id="$ident" '
+		!hdr && /^From: / { print "From: " id; next }
+		!hdr && /^Signed-off-by: / { next }
+		!hdr && /^---$/ { print "Signed-off-by: " id; hdr = 1 }
+		{ print }' "patches/$1" > "$out/tmp.patch"
 	emit "$(sed -n 's/^Subject: \[PATCH\] //p' "patches/$1")"
 }
 
