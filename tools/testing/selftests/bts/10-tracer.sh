@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The bts tracer end to end with the source this VM has (software on
 # Debian's QEMU, which has no BTS; Intel on the project's BTS QEMU): files,
 # source selection, a dump of a known workload on CPU 1, pause/resume with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The bts_dump event trigger and function command: a trigger on a
 # function or an event the test runs a known number of times gives
 # exactly that many dumps, each on entry to the function or right after

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Stream mode (bts/mode, the bts_stream option): records flow into the
 # ring buffer as they are taken (the software source) or from the BTS
 # interrupt (the Intel source), and nothing is lost silently.
@@ -69,7 +70,7 @@ echo > $T/trace
 stream_counts 1
 set -- $st
 lost0=$3 paused0=${7:-0}
-taskset 2 /tests/bin/workload sys $N > /dev/null
+taskset 2 $BIN/workload sys $N > /dev/null
 stream_counts 1
 # (tracing_on 0 stops the ring buffer a moment before bts pauses: what
 # comes between is refused, and counted)
@@ -125,7 +126,7 @@ rec0=$2 paused0=$8
 echo 0 > /sys/devices/system/cpu/cpu1/online
 echo 1 > /sys/devices/system/cpu/cpu1/online
 echo > $T/trace
-taskset 2 /tests/bin/workload sys $N > /dev/null
+taskset 2 $BIN/workload sys $N > /dev/null
 echo 0 > $T/tracing_on
 set -- $(grep '^1 ' $B/stream)
 exact=
@@ -155,7 +156,7 @@ reader=$!
 # (until CPU 1 has had a few gaps: the Intel source writes its records
 # in batches from NMI, and the reader may take a while to free room)
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	taskset 2 /tests/bin/workload sys 2000 > /dev/null
+	taskset 2 $BIN/workload sys 2000 > /dev/null
 	while read c r w l g rest; do [ "$c" = 1 ] && gaps=$g; done < $B/stream
 	[ "$gaps" -ge 3 ] && break
 done
@@ -197,7 +198,7 @@ echo 16384 > $T/buffer_size_kb
 echo ring > $M
 cd /tmp
 trace-cmd record -q -p bts -O bts_stream -b 4096 -o /tmp/s.dat \
-	taskset 2 /tests/bin/workload sys $N > /tmp/rec.out 2>&1 &&
+	taskset 2 $BIN/workload sys $N > /tmp/rec.out 2>&1 &&
 	ok "trace-cmd record -p bts -O bts_stream" ||
 	not_ok "trace-cmd record -p bts -O bts_stream ($(tail -3 /tmp/rec.out | tr '\n' ' '))"
 trace-cmd report /tmp/s.dat 2> /dev/null | grep -cE ' cpu=[0-9]+ [0-9]+/0 ' > /tmp/rep.n
@@ -239,7 +240,7 @@ diag "coverage: $edges distinct call edges in trace-cmd report, $missing not in 
 [ "$edges" -gt 100 ] && [ "$missing" = 0 ] &&
 	ok "bts-dump --callgraph covers every call edge of the stream ($edges)" ||
 	not_ok "bts-dump --callgraph covers every call edge of the stream ($edges edges, $missing missing:$rest)"
-cp /tmp/s.dat /host/stream.dat 2> /dev/null
+cp /tmp/s.dat $SHARE/stream.dat 2> /dev/null
 echo nop > $T/current_tracer
 diag "bts/mode after trace-cmd: $(cat $M)"; echo ring > $M
 
@@ -266,7 +267,7 @@ if hw; then
 	set -- $st
 	lost0=$3 paused0=$7
 	NP=3000
-	taskset 2 /tests/bin/workload sys $NP > /dev/null
+	taskset 2 $BIN/workload sys $NP > /dev/null
 	# (the counts of the run, read with the shell builtin while tracing
 	# is still on: once tracing_on is 0 the ring buffer refuses what CPU
 	# 1 drains next, rightly counted as lost, and a drain comes whenever

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A bts_dump trigger on an event that fires in NMI context
 # (nmi:nmi_handler, after each NMI handler), in ring and in stream mode,
 # while a workload runs on CPU 1: the machine keeps going and every NMI

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # perf's sampling events beside stream mode on the Intel source (issue
 # 22): the BTS interrupt and perf's counter overflows share one PMI, and
 # neither may take the other's.
@@ -58,8 +59,8 @@ dmesg | grep -q 'KernelAddressSanitizer initialized' && echo 25 > $SB
 run_sampler() {
 	local out=$1 n=$2
 	shift 2
-	taskset 1 /tests/bin/perfsample -c 1 -p $P -n 2 "$@" -- \
-		taskset 2 /tests/bin/workload sys $n > "$out" 2>&1
+	taskset 1 $BIN/perfsample -c 1 -p $P -n 2 "$@" -- \
+		taskset 2 $BIN/workload sys $n > "$out" 2>&1
 }
 
 # judge PART OUT STATUS: the checks on one sampler run

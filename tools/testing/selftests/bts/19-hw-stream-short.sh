@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Stream mode on the Intel source, short: the counts of a small
 # workload's stream, for the -singlestep machine (hw-ss), where an
 # interrupt lands between any two instructions and the BTS interrupt one
@@ -28,7 +29,7 @@ run() {
 	stream_counts 1
 	set -- $st
 	r0=$1 l0=$3 s0=$5 p0=$7
-	taskset 2 /tests/bin/workload sys "$n" > /dev/null
+	taskset 2 $BIN/workload sys "$n" > /dev/null
 	stream_counts 1
 	set -- $st
 	d_rec=$(($1 - r0)) d_lost=$(($3 - l0)) d_src=$(($5 - s0)) d_paused=$(($7 - p0))

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Every control file rejects bad input with the fitting errno and leaves
 # its state unchanged; the files are root only.
 . ./lib.sh

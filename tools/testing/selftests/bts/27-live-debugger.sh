@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The current histories through a debugger on the running kernel: the
 # host's drgn (its /usr shared read-only as 9p tag hostusr, entered with
 # chroot) runs here on /proc/kcore with tools/bts-dump/drgn/bts.py -l,
@@ -13,6 +14,7 @@
 # bts-machines: sw hw
 # bts-share: debugger
 # bts-timeout: 1200
+# bts-live: no, runs the host's drgn from the project VM's 9p share of the host's /usr
 . ./lib.sh
 R=/tmp/hroot
 mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # crash on the running kernel: the host's crash (its /usr shared read-only,
 # entered with chroot, as 27-live-debugger does for drgn) opens
 # /proc/kcore with the full-DWARF vmlinux it needs, loads the bts
@@ -12,6 +13,7 @@
 # bts-share: debugger
 # bts-cmdline: crashkernel=256M
 # bts-timeout: 900
+# bts-live: no, runs the host's crash from the project VM's 9p share of the host's /usr
 . ./lib.sh
 R=/tmp/hroot
 mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
@@ -22,7 +24,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
 fi
 for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
 for d in proc sys dev host; do mount -o bind /$d $R/$d; done
-mount -t tmpfs tmpfs $R/tmp
+mount -t tmpfs none $R/tmp
 check "the crash extension is in the share" test -s /host/bts.so
 run_crash() {	# output file, then crash's commands, one per argument
 	co=$1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # bts -> nop -> bts -> function -> bts, many times, while another process
 # dumps and reads the records files: no warning, no leak.
 # bts-boot: own

@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # CPU offline/online cycles while bts is armed, dumping and reading, with
 # pauses (tracing_on 0) across some of them: no error, no warning, every
 # CPU records afterwards, nothing captured, nothing leaked.
 # bts-boot: own
 # bts-timeout: 600
+# bts-live: no, takes CPUs offline and online
 #
 # make check runs 10 cycles, the debug kernel 50 (bts.hotplug_cycles).
 . ./lib.sh

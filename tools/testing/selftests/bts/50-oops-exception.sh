@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # lkdtm EXCEPTION (a write to NULL in process context, panic_on_oops=0):
 # the capture keeps the history that led to the page fault. A second
 # oops on the same CPU is counted, not kept; after clearing, the next one
@@ -7,6 +8,7 @@
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
 # bts-machines: sw hw hw-nopti-4 hw-cpl-target
+# bts-live: no, oopses the kernel on purpose
 . ./lib-oops.sh
 arm
 provoke "echo EXCEPTION > $DIRECT"

@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # lkdtm BUG: captured in handle_bug() before report_bug(), emitted from
 # oops_begin().
 # bts-boot: own
 # bts-expect: bug
 # bts-cmdline: panic_on_oops=0
+# bts-live: no, hits BUG() on purpose
 . ./lib-oops.sh
 arm
 provoke "echo BUG > $DIRECT"

@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A WARN is not captured by default; with bts_capture_warn it is, and the
 # CPU records again afterwards either way.
 # bts-boot: own
 # bts-expect: warn,oops,bug
 # bts-cmdline: panic_on_oops=0
+# bts-live: no, WARNs and oopses on purpose
 . ./lib-oops.sh
 arm
 

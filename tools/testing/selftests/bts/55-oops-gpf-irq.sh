@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A #GP with an interrupt waiting behind it (bts/test_fault "gpf-irq",
 # test kernels only): STI and the faulting read back to back, so the
 # interrupt (an irq_work of some 10,000 branches) runs as soon as the #GP
@@ -8,6 +9,7 @@
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
+# bts-live: no, oopses the kernel on purpose
 . ./lib-oops.sh
 arm
 provoke "echo gpf-irq > $B/test_fault"

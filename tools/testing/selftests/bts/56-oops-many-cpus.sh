@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Eight CPUs and a small ring buffer: an oops's capture writes each CPU's
 # history into that CPU's own ring buffer, so the faulting CPU's history
 # is whole in trace however many CPUs there are, and so are the others'.
@@ -7,6 +8,7 @@
 # bts-cmdline: panic_on_oops=0
 # bts-smp: 8
 # bts-timeout: 600
+# bts-live: no, oopses the kernel on purpose
 . ./lib-oops.sh
 arm
 # 500 entries of some 56 bytes fit one CPU's 32 KiB buffer; eight CPUs'

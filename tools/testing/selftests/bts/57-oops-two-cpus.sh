@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Two CPUs oops at once: neither waits for nor blocks the other. The
 # first is the kept capture, the other is kept on its own CPU, both with
 # their faults marked, and the kernel log holds nothing but the two
@@ -6,6 +7,7 @@
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
+# bts-live: no, oopses the kernel on purpose
 . ./lib-oops.sh
 arm
 rm -f /tmp/go

@@ -1,10 +1,12 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # An oops while another CPU dumps and reads the records in a loop (its
 # snapshot IPIs and the capture NMIs cross): the capture is whole, the
 # dumps go on working, and the log holds nothing but the oops.
 # bts-boot: own
 # bts-expect: oops
 # bts-cmdline: panic_on_oops=0
+# bts-live: no, oopses the kernel on purpose
 . ./lib-oops.sh
 arm
 rm -f /tmp/load.stop

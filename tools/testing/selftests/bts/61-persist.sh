@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A panic's capture kept across a warm reboot (bts.persist=). Four boots
 # of one QEMU process, which keeps guest RAM over a reset:
 #  1. arm bts and panic (lkdtm PANIC); panic=-1 reboots at once;
@@ -17,6 +18,7 @@
 # bts-expect: panic
 # bts-cmdline: memmap=1M$0x30000000 bts.persist=0x30000000:1M
 # bts-timeout: 600
+# bts-live: no, panics the machine and reboots
 . ./lib-oops.sh
 NAME=${PERSIST_TEST:-61-persist}
 REGION=${PERSIST_REGION:-0x30000000:1M}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # kdump with bts armed: a panic reaches the crash kernel (on the Intel
 # source the crash path must stop BTS on every CPU first, patches/0007),
 # and the kept capture is recoverable from /proc/vmcore through the table
@@ -28,6 +29,7 @@
 # bts-share: kernel
 # bts-cmdline: crashkernel=256M
 # bts-timeout: 600
+# bts-live: no, panics the machine into a crash kernel
 . ./lib-oops.sh
 NAME=${KDUMP_TEST:-63-kdump}
 MODE=${KDUMP_MODE:-panic}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # kdump after an oops was captured: the crash dump holds the kept capture
 # (the oops's), and bts-dump prints from it what it prints from the
 # capture files read before the panic (64-kdump-oops.host). See 63-kdump.sh.
@@ -8,4 +9,5 @@
 # bts-cmdline: crashkernel=256M
 # bts-machines: sw
 # bts-timeout: 600
+# bts-live: no, oopses and panics the machine into a crash kernel
 KDUMP_TEST=64-kdump-oops KDUMP_MODE=oops . ./63-kdump.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The next boot shows a kept history under per_cpu/cpuN only when N is a
 # CPU of this kernel and no other kept history has it: the region's cpu
 # fields are data from the last boot. Three boots of one QEMU process
@@ -15,6 +16,7 @@
 # bts-machines: sw
 # bts-cmdline: memmap=1M$0x30000000 bts.persist=0x30000000:1M
 # bts-timeout: 600
+# bts-live: no, panics the machine and reboots
 . ./lib-oops.sh
 NAME=67-persist-bad-cpu
 STATE=/host/$NAME.state

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # bts.persist=START:SIZE over a range it does not own is refused, and
 # nothing is written there: here the range the firmware (SeaBIOS, QEMU
 # with 1 GiB, which bts-mem asks for the debug kernel too) reserves at
@@ -9,6 +10,7 @@
 # bts-machines: sw
 # bts-cmdline: bts.persist=0x3ffe0000:128K
 # bts-mem: 1024
+# bts-live: no, needs a bts.persist= region on the kernel command line
 . ./lib.sh
 R=0x3ffe0000:128K
 diag "$(dmesg | grep -m1 -i 'e820.*3ffe0000')"

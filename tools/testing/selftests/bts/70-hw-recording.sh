@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The Intel source on the project's BTS CPU: found at boot, recording on
 # every CPU, no PMI in circular mode, user branches only with bts_user.
 # bts-machines: hw hw-nopti-4 hw-cpl-target
@@ -37,7 +38,7 @@ done
 # The workload branches through the kernel and its user shell; with
 # BTS_OFF_USR set the shell's branches are filtered by the CPU.
 echo > $T/trace
-taskset 2 sh -c '/tests/bin/branchy 200; echo 1 > /sys/kernel/tracing/bts/dump'
+taskset 2 sh -c '$BIN/branchy 200; echo 1 > /sys/kernel/tracing/bts/dump'
 bts_entries $T/trace | grep ' cpu=1 ' > /tmp/kernel-only.txt
 [ -s /tmp/kernel-only.txt ] && is "with bts_user 0 no record starts in user mode" \
 	"$(user_records /tmp/kernel-only.txt)" 0 || not_ok "the workload's CPU dumped records"
@@ -61,7 +62,7 @@ is "no PMI (no NMI at all) in circular mode" "$(nmis)" "$nmi0"
 echo 1 > $T/options/bts_user
 is "bts_user 1 re-armed the Intel source" "$(sed -n 2p $B/source)" "active: intel_bts"
 echo > $T/trace
-taskset 2 sh -c '/tests/bin/branchy 200; echo 1 > /sys/kernel/tracing/bts/dump'
+taskset 2 sh -c '$BIN/branchy 200; echo 1 > /sys/kernel/tracing/bts/dump'
 bts_entries $T/trace | grep ' cpu=1 ' > /tmp/with-user.txt
 n=$(user_records /tmp/with-user.txt)
 [ "$n" -gt 0 ] && ok "with bts_user 1 user branches are recorded ($n)" ||

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Suspend to RAM (ACPI S3) while the Intel source records. Resume starts
 # the CPUs afresh, with DEBUGCTL clear, as on silicon; the source's
 # syscore resume callback must re-arm the boot CPU (keeping its buffer)
@@ -9,6 +10,7 @@
 # bts-machines: hw
 # bts-timeout: 300
 # bts-tap: console
+# bts-live: no, suspends the machine to RAM
 TAP_CONSOLE=1
 . ./lib.sh
 echo 1 > $T/tracing_on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # System Management Interrupts while the Intel source records. Linux sets
 # DEBUGCTL.FREEZE_WHILE_SMM on every CPU (perf's freeze_on_smi, default
 # 1), and bts's DEBUGCTL writes must keep it: then the CPU stores nothing
@@ -10,6 +11,7 @@
 # an SMI of CPU 0 that SeaBIOS's handler takes and returns from (RSM).
 # bts-boot: own
 # bts-machines: hw hw-nopti-4
+# bts-live: no, raises SMIs through the APM port
 . ./lib.sh
 
 FS=/sys/devices/cpu/freeze_on_smi
@@ -22,7 +24,7 @@ is "the Intel source is armed, user branches included" \
 	"$(sed -n 2p $B/source) $(cat $T/options/bts_user)" "active: intel_bts 1"
 echo > $T/trace
 # the program dumps when its loop is done: CPU 0's history ends with it
-taskset 1 /tests/bin/smi $N $B/dump > /tmp/smi.out 2>&1
+taskset 1 $BIN/smi $N $B/dump > /tmp/smi.out 2>&1
 rc=$?
 diag "smi: $(cat /tmp/smi.out)"
 set -- $(cat /tmp/smi.out)

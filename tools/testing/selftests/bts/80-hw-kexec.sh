@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # kexec into the same kernel with bts armed on the Intel source. kexec
 # resets no CPU: unless the old kernel stops BTS on every CPU first
 # (the Intel source's syscore shutdown), the CPU that runs the new
@@ -14,6 +15,7 @@
 # bts-share: kernel
 # bts-tap: console
 # bts-timeout: 300
+# bts-live: no, kexecs into another kernel
 TAP_CONSOLE=1
 . ./lib.sh
 stage=1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # kexec while a bts_dump trigger fires on the kexec path itself (at every
 # printk, "Starting new kernel" among them, after the Intel source's
 # shutdown stopped BTS): the stop is for good, no dump's thaw starts BTS
@@ -11,4 +12,5 @@
 # bts-share: kernel
 # bts-tap: console
 # bts-timeout: 300
+# bts-live: no, kexecs into another kernel
 KEXEC_TEST=81-hw-kexec-trigger KEXEC_TRIGGER=printk . ./80-hw-kexec.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared steps of the fault-capture scenarios (5x-*.sh): arm bts, provoke
 # a fault, and check that the capture files and trace_pipe hold history
 # whose newest call edge before the marked fault record into the crashing

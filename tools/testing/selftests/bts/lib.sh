@@ -1,17 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
 # TAP helpers for the bts guest tests: `. ./lib.sh` at the top of a test.
 # A test prints TAP on stdout ("1..N", "ok N - what", "not ok N - what");
 # the harness (harness/check.py) collects it. Keep every check able to fail.
+#
+# The tests run two ways. In the project's VM, /init runs those the harness
+# names (BTS_HARNESS=1): files for the host's half go to the 9p share
+# /host. Run by the kselftest runner (make -C tools/testing/selftests
+# TARGETS=bts run_tests, as root on any machine whose kernel has bts, or
+# in the VM), they go to a private directory, a test that must not run on
+# a live machine says why and skips (its "# bts-live:" line, or what it
+# provokes), and the exit status is kselftest's: 0 passed, 1 failed, 4
+# skipped.
 T=/sys/kernel/tracing
 B=$T/bts
 _n=0
+_fails=0
+_skips=0
+HERE=$(cd "$(dirname "$0")" && pwd)
+# the test programs (progs/*.c): /tests/bin in the VM, next to the
+# scripts where the kselftest build put them
+BIN=$HERE/bin
+[ -d "$BIN" ] || BIN=$HERE
+if [ -n "${BTS_HARNESS:-}" ]; then
+	SHARE=/host
+else
+	SHARE=$(mktemp -d /tmp/bts-selftest.XXXXXX)
+fi
+export BIN SHARE
 
 # The source this machine must arm, from the kernel command line the
 # harness sets: bts.expect=hw on the project's BTS QEMU (the Intel source),
-# bts.expect=sw on a machine without BTS (the software source).
-EXPECT=sw
+# bts.expect=sw on a machine without BTS (the software source). Elsewhere,
+# what bts/source says the machine has.
+EXPECT=
 for _a in $(cat /proc/cmdline); do
 	case $_a in bts.expect=*) EXPECT=${_a#*=} ;; esac
 done
+if [ -z "$EXPECT" ]; then
+	EXPECT=sw
+	grep -q '^hw: intel_bts ([^)]*)$' $B/source 2> /dev/null && EXPECT=hw
+fi
 if [ "$EXPECT" = hw ]; then SOURCE=intel_bts; else SOURCE=sw; fi
 hw() { [ "$EXPECT" = hw ]; }
 
@@ -30,9 +58,45 @@ plan() { _tap "1..$1"; }
 # done_testing: the plan at the end, for tests whose count varies
 done_testing() { _tap "1..$_n"; }
 ok() { _n=$((_n + 1)); _tap "ok $_n - $*"; }
-not_ok() { _n=$((_n + 1)); _tap "not ok $_n - $*"; }
-skip() { _n=$((_n + 1)); _tap "ok $_n - $1 # SKIP $2"; }
+not_ok() { _n=$((_n + 1)); _fails=$((_fails + 1)); _tap "not ok $_n - $*"; }
+skip() { _n=$((_n + 1)); _skips=$((_skips + 1)); _tap "ok $_n - $1 # SKIP $2"; }
 diag() { _tap "# $*"; }
+
+# kselftest's ending: the counts, and the exit status its runner reads
+_ksft_exit() {
+	_rc=$?
+	[ -n "${BTS_HARNESS:-}" ] && exit $_rc
+	[ -z "${TAP_CONSOLE:-}" ] && [ -d "$SHARE" ] && [ "$SHARE" != /host ] &&
+		diag "files for the host half, if any: $SHARE"
+	_tap "# Totals: pass:$((_n - _fails - _skips)) fail:$_fails xfail:0 xpass:0 skip:$_skips error:0"
+	if [ $_fails -gt 0 ] || [ $_n -eq 0 ]; then exit 1; fi
+	[ $_skips -eq $_n ] && exit 4
+	exit 0
+}
+trap _ksft_exit EXIT
+
+# skip_all REASON: the whole test skips (kselftest's "1..0 # SKIP")
+skip_all() {
+	_tap "1..0 # SKIP $1"
+	trap - EXIT
+	[ -n "${BTS_HARNESS:-}" ] && exit 0
+	_tap "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"
+	exit 4
+}
+
+# Outside the project's VM, a test whose header says it must not run on a
+# live machine ("# bts-live: no, REASON") or that needs the Intel source
+# where there is none ("# bts-machines:" naming hw machines only) skips,
+# with the reason, before it does anything.
+if [ -z "${BTS_HARNESS:-}" ]; then
+	_live=$(sed -n 's/^# bts-live: no, //p' "$0" | head -1)
+	_mach=$(sed -n 's/^# bts-machines: //p' "$0" | head -1)
+	[ -n "$_live" ] && skip_all "$_live"
+	case " $_mach " in
+	*" sw "*|"  ") ;;
+	*) [ "$EXPECT" = hw ] || skip_all "needs the Intel source (BTS): this machine has none" ;;
+	esac
+fi
 
 # check DESC COMMAND...: ok when COMMAND succeeds.
 check() {

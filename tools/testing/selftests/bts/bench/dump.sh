@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make bench, in the guest: time a dump of nr_records = capacity records
 # (snapshot + ring buffer) against a memcpy of the same bytes (bts/bench),
 # and record a trace.dat of bts entries for the bts-dump benchmark.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make bench, in the guest: what recording costs. Two workloads
 # (progs/workload.c): system calls (kernel branches) and a user loop (user
 # branches), each with bts off, armed (kernel branches) and armed with

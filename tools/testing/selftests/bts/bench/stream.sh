@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make bench, in the guest: what stream mode costs, against the function
 # tracer on the same workload (both write one ring-buffer entry per
 # traced call), and what it sustains. The system-call workload

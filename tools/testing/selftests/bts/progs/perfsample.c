@@ -231,8 +231,10 @@ usage:
 		execvp(argv[optind], argv + optind);
 		_exit(127);
 	}
-	/* drain while the command runs: woken at a quarter of a buffer, or
-	 * by SIGCHLD when the command is done */
+	/*
+	 * drain while the command runs: woken at a quarter of a buffer, or
+	 * by SIGCHLD when the command is done
+	 */
 	while (!child_done) {
 		if (ppoll(pfd, nev, NULL, &unblocked) < 0 && errno != EINTR)
 			die("ppoll");
@@ -266,9 +268,7 @@ usage:
 		tot_s += e->samples;
 		tot_e1 += e1;
 		tot_e2 += e2;
-		printf("event=%d samples=%llu expected=%llu..%llu count=%llu..%llu period=%llu "
-		       "throttle=%llu unthrottle=%llu lost=%llu wrong_cpu=%llu wrong_period=%llu "
-		       "child=%llu enabled=%llu running=%llu %s\n",
+		printf("event=%d samples=%llu expected=%llu..%llu count=%llu..%llu period=%llu throttle=%llu unthrottle=%llu lost=%llu wrong_cpu=%llu wrong_period=%llu child=%llu enabled=%llu running=%llu %s\n",
 		       i, (unsigned long long)e->samples, (unsigned long long)e1,
 		       (unsigned long long)e2, (unsigned long long)c1[0],
 		       (unsigned long long)c2[0], (unsigned long long)period,
