@@ -37,7 +37,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel kernel-dwarf qemu tools initramfs vm demo check lint bench series clean distclean
+.PHONY: all deps kernel kernel-dwarf kselftest qemu tools initramfs vm demo check lint bench series clean distclean
 
 all: kernel tools
 
@@ -55,6 +55,14 @@ kernel-dwarf:
 
 qemu:
 	@$(TOP)/harness/qemu/build.sh
+
+# The tests as a kselftest, installed into $(BUILD)/kselftest (the kernel
+# tree has them from the overlay; static programs, for the test VM)
+kselftest: kernel
+	@rm -rf $(BUILD)/kselftest
+	@$(MAKE) -s -C $(KSRC)/tools/testing/selftests TARGETS=bts LDFLAGS=-static \
+		INSTALL_PATH=$(BUILD)/kselftest install > $(BUILD)/kselftest.log 2>&1 || \
+		{ tail -20 $(BUILD)/kselftest.log; exit 1; }
 
 tools:
 	@$(MAKE) -s -C $(TOP)/tools/bts-dump

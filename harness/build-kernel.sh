@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KFRAGS:=$top/configs/bts-test.config}"
 tarball=/usr/src/linux-source-6.12.tar.xz
 pristine=$BUILD/pristine/linux-source-6.12
-overlay_dirs=(arch include kernel Documentation)
+overlay_dirs=(arch include kernel Documentation tools/testing/selftests/bts)
 
 say() { echo "kernel: $*"; }
 die() { echo "kernel: error: $*" >&2; exit 1; }

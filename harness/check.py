@@ -324,7 +324,7 @@ def directives(path):
 class Boot:
     def __init__(self, name, tests, append="", expect=(), timeout=300,
                  kunit=False, machine="sw", smp=None, reboot=False, mem=None,
-                 kobj=None):
+                 kobj=None, kselftest=False):
         hw, extra, msmp, self.cpu_extra, self.qemu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
@@ -346,6 +346,8 @@ class Boot:
         self.mem = mem
         # the kernel it boots: the check's, or the full-DWARF one
         self.kobj = kobj or KOBJ
+        # the kselftest runner over the installed tests (make kselftest)
+        self.kselftest = kselftest
         self.variant = os.path.basename(self.kobj)[len("obj-"):]
         if reboot:
             # /init powers off at the end instead of rebooting
@@ -378,7 +380,10 @@ class Boot:
         if not self.kunit:
             append += " kunit.enable=0"
         host_usr = []
-        for t in self.tests:
+        if self.kselftest:
+            shutil.copytree(os.path.join(BUILD, "kselftest"), os.path.join(self.dir, "kselftest"),
+                            dirs_exist_ok=True)
+        for t in [] if self.kselftest else self.tests:
             if directives(os.path.join(TESTS, t))["share"] == "debugger":
                 shutil.copy(os.path.join(self.kobj, "vmlinux"), os.path.join(self.dir, "vmlinux"))
                 shutil.copy(os.path.join(TOP, "tools/bts-dump/drgn/bts.py"),
@@ -426,7 +431,11 @@ def evaluate(boot):
         parse_ktap(console, boot.name,
                    must_run=r"^intel_bts_hw\." if boot.hw else None)
     panicking = "panic" in boot.expect
+    if boot.kselftest:
+        parse_kselftest(boot)
     for t in boot.tests:
+        if boot.kselftest:
+            continue
         name = t[:-3] if t.endswith(".sh") else t
         label = name if boot.machine == "sw" else f"{boot.machine}: {name}"
         tap = os.path.join(boot.dir, t + ".tap")
@@ -461,6 +470,32 @@ def evaluate(boot):
         record(f"{prefix}: guest ran to the end", False,
                "no 'BTS-GUEST: done' on the console")
     check_kernel_log(console, prefix, boot.expect, boot.hw)
+
+
+def parse_kselftest(boot):
+    """The kselftest runner's results in the guest, one per test script,
+    and its plan: each test passes, or skips with the reason it gives."""
+    label = "kselftest" if boot.machine == "sw" else f"{boot.machine}: kselftest"
+    out = os.path.join(boot.dir, "kselftest.tap")
+    text = open(out, errors="replace").read() if os.path.exists(out) else ""
+    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
+    results = re.findall(r"^(not ok|ok) \d+ selftests: bts: (\S+)(.*)$", text, re.M)
+    record(f"{label}: the runner ran every test it planned", bool(plan) and
+           int(plan.group(1)) == len(results) and len(results) > 0,
+           f"plan {plan.group(1) if plan else 'none'}, {len(results)} results")
+    for status, name, rest in results:
+        skip = re.search(r"#\s*SKIP\b", rest, re.I)
+        why = ""
+        if skip:
+            block = text.split(f"# selftests: bts: {name}", 1)[-1]
+            m = re.search(r"^# 1\.\.0 # SKIP (.*)$", block, re.M)
+            why = m.group(1) if m else rest.strip()
+        if status != "ok":
+            # the test's own failures, from its nested TAP
+            block = text.split(f"# selftests: bts: {name}", 1)[-1]
+            why = " | ".join(l.strip("# ") for l in block.splitlines()
+                             if l.startswith("# not ok"))[:300] or rest.strip()
+        record(f"{label}: {name}", status == "ok", why, skip=bool(skip))
 
 
 def bve_check(mode):
@@ -591,10 +626,23 @@ def main():
         for m, tests in shared.items():
             if tests:
                 boots.append(Boot("shared", tests, timeout=600, machine=m))
+        # the tests as a kselftest, through its runner, as on a machine of
+        # one's own: the safe ones run, the rest skip with the reason
+        # (what the tests it runs provoke on purpose is expected there too)
+        ks_expect = sorted({e.strip() for path in glob.glob(os.path.join(TESTS, "[0-9]*.sh"))
+                            if not directives(path).get("live")
+                            for e in directives(path)["expect"].split(",") if e.strip()})
+        for m in ("sw", "hw"):
+            boots.append(Boot("kselftest", ["kselftest"], timeout=2400, machine=m,
+                              kselftest=True, expect=ks_expect))
         if not hw_ok:
             boots = [b for b in boots if not b.hw]
         if ONLY:
             boots = [b for b in boots if re.search(ONLY, b.name)]
+        if any(b.kselftest for b in boots) and not run_step(
+                "build: the bts kselftest (make kselftest)", ["make", "-s", "kselftest"],
+                os.path.join(OUT, "kselftest.log")):
+            boots = [b for b in boots if not b.kselftest]
         # The full-DWARF kernel, only for the boots that need it (not with
         # DEBUG=1: that run is the lockdep and KASAN kernel's)
         dwarf = [b for b in boots if b.kobj == DWARF_KOBJ]
