@@ -16,7 +16,7 @@ ident="$(git config user.name) <$(git config user.email)>"
 
 # new-file patch: SUBJECT BODY FILE...
 newfiles() {
-	local subj=$1 body=$2 f n
+	local subj=$1 body=$2 f n mode
 	shift 2
 	{
 		printf 'From: %s\nSubject: [PATCH] %s\n\n%s\n\nSigned-off-by: %s\n---\n' \
@@ -24,7 +24,9 @@ newfiles() {
 		for f in "$@"; do
 			[ -f "$f" ] || continue
 			n=$(wc -l < "$f")
-			printf 'diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n' "$f" "$f" "$f" "$n"
+			mode=100644
+			[ -x "$f" ] && mode=100755
+			printf 'diff --git a/%s b/%s\nnew file mode %s\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n' "$f" "$f" "$mode" "$f" "$n"
 			sed 's/^/+/' "$f"
 		done
 		printf -- '-- \nbts\n'
@@ -77,5 +79,13 @@ newfiles "Documentation: trace: Document the bts tracer" \
 "How to use it, its files, formats, limits and security." \
 	$(git ls-files Documentation)
 existing "$(grep 0005 patches/series)"
+newfiles "selftests/bts: Add the bts tracer's tests" \
+"The scenarios the project runs in its QEMU, as a kselftest: as root on a
+kernel with CONFIG_BTS_TRACER, make -C tools/testing/selftests TARGETS=bts
+run_tests runs those safe on a live machine (arming, dumps, the files,
+triggers, stream mode, perf coexistence, tracer switching; the Intel
+source's where the CPU has BTS) and skips, with the reason, those that
+oops, panic, reboot, suspend, kexec or take CPUs offline." \
+	$(git ls-files tools/testing/selftests/bts | grep -v -e '\.host' -e '/bench/')
 existing "$(grep 0006 patches/series)"
 ls "$out"

@@ -62,8 +62,13 @@ for p in "${patches[@]}"; do
 		[ -n "$f" ] || continue
 		file=${f%%:*}
 		type=$(echo "$f" | sed -E 's/.*: (ERROR|WARNING|CHECK):([A-Z_0-9]+):.*/\2/')
-		if grep -v '^#' "$exc" | awk -v f="$file" -v t="$type" \
-			'($1 == f || $1 == "*") && $2 == t { found = 1 } END { exit !found }'; then
+		listed=0
+		while read -r pat etype _; do
+			# FILE is a shell pattern over the path in the patch
+			# shellcheck disable=SC2053
+			[[ $file == $pat && $type == "$etype" ]] && listed=1 && break
+		done < <(grep -v -e '^#' -e '^$' "$exc")
+		if [ $listed = 1 ]; then
 			kept=$((kept + 1))
 		else
 			left+=("$f")
