@@ -13,6 +13,8 @@
 # skipped.
 T=/sys/kernel/tracing
 B=$T/bts
+# (TAP on the console is for the VM's suspend and kexec scenarios)
+[ -n "${BTS_HARNESS:-}" ] || TAP_CONSOLE=
 _n=0
 _fails=0
 _skips=0
