@@ -92,13 +92,28 @@ static int fail(const char *msg)
 	return -1;
 }
 
+/* @len bytes at @addr, a PHYSADDR or a KVADDR; 0, or -1 with @why set. */
+static int read_mem(uint64_t addr, int type, void *buf, long len, const char *what)
+{
+	if (readmem(addr, type, buf, len, (char *)what, RETURN_ON_ERROR | QUIET))
+		return 0;
+	if (type == PHYSADDR)
+		snprintf(why, sizeof(why), "%s: physical 0x%llx, %ld bytes: not in the dump", what,
+			 (unsigned long long)addr, len);
+	else
+		snprintf(why, sizeof(why), "%s: 0x%llx, %ld bytes: cannot be read", what,
+			 (unsigned long long)addr, len);
+	return -1;
+}
+
 static int read_phys(uint64_t addr, void *buf, long len, const char *what)
 {
-	if (readmem(addr, PHYSADDR, buf, len, (char *)what, RETURN_ON_ERROR | QUIET))
-		return 0;
-	snprintf(why, sizeof(why), "%s: physical 0x%llx, %ld bytes: not in the dump", what,
-		 (unsigned long long)addr, len);
-	return -1;
+	return read_mem(addr, PHYSADDR, buf, len, what);
+}
+
+static int read_virt(uint64_t addr, void *buf, long len, const char *what)
+{
+	return read_mem(addr, KVADDR, buf, len, what);
 }
 
 /* A VMCOREINFO value (malloc'ed by crash), or NULL. */
@@ -318,15 +333,6 @@ static int capture_read(struct capture *c, int *slot_errors)
 		c->n++;
 	}
 	return 0;
-}
-
-static int read_virt(uint64_t addr, void *buf, long len, const char *what)
-{
-	if (readmem(addr, KVADDR, buf, len, (char *)what, RETURN_ON_ERROR | QUIET))
-		return 0;
-	snprintf(why, sizeof(why), "%s: 0x%llx, %ld bytes: cannot be read", what,
-		 (unsigned long long)addr, len);
-	return -1;
 }
 
 /*

@@ -16,15 +16,7 @@
 # bts-timeout: 1200
 # bts-live: no, runs the host's drgn from the project VM's 9p share of the host's /usr
 . ./lib.sh
-R=/tmp/hroot
-mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
-if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
-	not_ok "the host's /usr is shared here (9p tag hostusr)"
-	done_testing
-	exit 0
-fi
-for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
-for d in proc sys dev host; do mount -o bind /$d $R/$d; done
+host_root || exit 0
 run_drgn() {
 	chroot $R /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp \
 		PYTHONDONTWRITEBYTECODE=1 /usr/bin/drgn "$@"
@@ -64,17 +56,10 @@ for mode in ring stream; do
 	run_drgn -q -s /host/vmlinux /host/bts.py -l -r > $out/drgn.txt 2>> $out/drgn.err
 	check "$mode: ... its text says what it is" grep -q '^bts live: the current histories' $out/drgn.txt
 	# nothing moved while drgn read: the CPUs were paused
-	c=0 same=0
-	while [ $c -lt $cpus ]; do
-		# the records, not the header: its timestamp is the copy's
-		[ "$(tail -c +193 $B/per_cpu/cpu$c/records | md5sum)" = \
-		  "$(tail -c +193 $out/records-cpu$c | md5sum)" ] && same=$((same + 1))
-		c=$((c + 1))
-	done
-	is "$mode: the records files are as they were before drgn ran" $same $cpus
+	is "$mode: the records files are as they were before drgn ran" "$(records_unchanged $out)" $cpus
 	echo 1 > $T/tracing_on
 	echo nop > $T/current_tracer
 done
 echo ring > $B/mode
-for d in host dev sys proc usr; do umount $R/$d; done
+host_root_leave
 done_testing

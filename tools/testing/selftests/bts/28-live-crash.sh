@@ -15,16 +15,7 @@
 # bts-timeout: 900
 # bts-live: no, runs the host's crash from the project VM's 9p share of the host's /usr
 . ./lib.sh
-R=/tmp/hroot
-mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
-if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
-	not_ok "the host's /usr is shared here (9p tag hostusr)"
-	done_testing
-	exit 0
-fi
-for d in bin sbin lib lib64; do ln -s usr/$d $R/$d; done
-for d in proc sys dev host; do mount -o bind /$d $R/$d; done
-mount -t tmpfs none $R/tmp
+host_root || exit 0
 check "the crash extension is in the share" test -s /host/bts.so
 run_crash() {	# output file, then crash's commands, one per argument
 	co=$1
@@ -55,14 +46,8 @@ is "crash's bts -l reads the live kernel: a history for each CPU ($(grep -m1 -iE
 	"$(grep -c '"type":"dump"' $out/crash.out)" $cpus
 check "bts without -l says the crash dump's table was never filled" \
 	grep -q 'bts: bts table never filled' $out/crash.out
-c=0 same=0
-while [ $c -lt $cpus ]; do
-	[ "$(tail -c +193 $B/per_cpu/cpu$c/records | md5sum)" = \
-	  "$(tail -c +193 $out/records-cpu$c | md5sum)" ] && same=$((same + 1))
-	c=$((c + 1))
-done
-is "the records files are as they were before crash ran" $same $cpus
+is "the records files are as they were before crash ran" "$(records_unchanged $out)" $cpus
 echo 1 > $T/tracing_on
 echo nop > $T/current_tracer
-for d in tmp host dev sys proc usr; do umount $R/$d; done
+host_root_leave
 done_testing

@@ -208,3 +208,36 @@ dump_load_stop() {
 	wait $_load
 	dumps=$(cat /tmp/load.count 2>/dev/null || echo 0)
 }
+
+# host_root: the host's /usr (the VM's 9p tag hostusr, read-only) as the
+# root of a chroot at $R, with this machine's /proc, /sys, /dev, the share
+# and a private /tmp, to run the host's debuggers on this kernel. Fails
+# (the test's plan ended) when there is no such share. host_root_leave
+# undoes it.
+R=/tmp/hroot
+host_root() {
+	mkdir -p $R/usr $R/proc $R/sys $R/dev $R/tmp $R/host
+	if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro hostusr $R/usr; then
+		not_ok "the host's /usr is shared here (9p tag hostusr)"
+		done_testing
+		return 1
+	fi
+	for _d in bin sbin lib lib64; do ln -sf usr/$_d $R/$_d; done
+	for _d in proc sys dev host; do mount -o bind /$_d $R/$_d; done
+	mount -t tmpfs none $R/tmp
+}
+host_root_leave() {
+	for _d in tmp host dev sys proc usr; do umount $R/$_d; done
+}
+
+# records_unchanged DIR: how many CPUs' records files still hold the
+# records of DIR/records-cpuN (their headers differ: the copy's timestamp)
+records_unchanged() {
+	_c=0 _same=0
+	while [ $_c -lt "$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)" ]; do
+		[ "$(tail -c +193 $B/per_cpu/cpu$_c/records | md5sum)" = \
+		  "$(tail -c +193 "$1/records-cpu$_c" | md5sum)" ] && _same=$((_same + 1))
+		_c=$((_c + 1))
+	done
+	echo $_same
+}
