@@ -38,11 +38,7 @@ for mode in ring stream; do
 	# branches of both kinds: system calls, and a wrap of every buffer
 	for i in 1 2 3; do ls -R /sys/kernel/tracing/events > /dev/null; done
 	echo 0 > $T/tracing_on
-	c=0
-	while [ $c -lt $cpus ]; do
-		cat $B/per_cpu/cpu$c/records > $out/records-cpu$c
-		c=$((c + 1))
-	done
+	records_save $out
 	t0=$(date +%s)
 	# raw: drgn names symbols in Python, over every kernel symbol, which
 	# takes minutes under TCG; its names are checked on the host, on the

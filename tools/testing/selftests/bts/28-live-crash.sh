@@ -34,11 +34,7 @@ for i in 1 2 3; do ls -R /sys/kernel/tracing/events > /dev/null; done
 echo 0 > $T/tracing_on
 out=/host/live-crash
 mkdir -p $out
-c=0
-while [ $c -lt $cpus ]; do
-	cat $B/per_cpu/cpu$c/records > $out/records-cpu$c
-	c=$((c + 1))
-done
+records_save $out
 t0=$(date +%s)
 run_crash $out/crash.out "extend /host/bts.so" "bts -l -j -r" "bts"
 diag "crash took $(($(date +%s) - t0)) s"

@@ -230,6 +230,15 @@ host_root_leave() {
 	for _d in tmp host dev sys proc usr; do umount $R/$_d; done
 }
 
+# records_save DIR: every CPU's records file into DIR/records-cpuN
+records_save() {
+	_c=0
+	while [ $_c -lt "$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)" ]; do
+		cat $B/per_cpu/cpu$_c/records > "$1/records-cpu$_c"
+		_c=$((_c + 1))
+	done
+}
+
 # records_unchanged DIR: how many CPUs' records files still hold the
 # records of DIR/records-cpuN (their headers differ: the copy's timestamp)
 records_unchanged() {
