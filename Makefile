@@ -1,6 +1,7 @@
 # bts: top-level driver. The project is an overlay on Linux 6.12 (Debian's
 # linux-source-6.12): `make kernel` unpacks it under $(BUILD), copies the
-# overlay in, applies patches/series and builds a small test kernel.
+# overlay in, applies the patches of patches/steps and builds a small
+# test kernel.
 #
 #   make deps      install what the build and the tests need (apt)
 #   make kernel    build the test kernel ($(BUILD)/obj-test/arch/x86/boot/bzImage)
@@ -19,6 +20,8 @@
 #                  the series check (harness/series-check.sh)
 #   make bench     benchmarks (figures printed, no assertions)
 #   make series    the whole project as a git-am series onto 6.12
+#   make series-check  the series checked: signed off, applies, checkpatch
+#                  --strict, and builds at every patch (make check runs it)
 
 TOP		:= $(CURDIR)
 BUILD		?= $(TOP)/build
@@ -37,7 +40,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel kernel-dwarf kselftest qemu tools initramfs vm demo check lint bench series clean distclean
+.PHONY: all deps kernel kernel-dwarf kselftest qemu tools initramfs vm demo check lint bench series series-check clean distclean
 
 all: kernel tools
 
@@ -86,7 +89,10 @@ bench: kernel initramfs qemu
 	@$(TOP)/harness/bench.sh
 
 series:
-	@$(TOP)/harness/mkseries.sh $(BUILD)/series
+	@python3 $(TOP)/harness/mkseries.py series $(BUILD)/series
+
+series-check: kernel
+	@$(TOP)/harness/series-check.sh --build $(BUILD)/series
 
 clean:
 	@$(MAKE) -s -C $(TOP)/tools/bts-dump clean

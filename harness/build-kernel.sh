@@ -1,6 +1,8 @@
 #!/bin/bash
 # Build the test kernel: pristine linux-source-6.12 + the project's overlay
-# files + patches/series, configured from tinyconfig and configs/*.config.
+# files + the patches of patches/steps, each file as it is after the
+# series' last step (harness/mkseries.py strips the "bts-series:" markers),
+# configured from tinyconfig and configs/*.config.
 #
 # Incremental: the tree is a hard-linked copy of the pristine source; only
 # files the series or the overlay change are replaced, and only when their
@@ -43,9 +45,10 @@ restore() {
 }
 
 # --- the patch series --------------------------------------------------
-series=$top/patches/series
-mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$series")
-sum=$( (cat "$series"; for p in "${patches[@]}"; do cat "$top/patches/$p"; done) |
+series=$top/patches/steps
+mapfile -t patches < <(python3 "$top/harness/mkseries.py" patches)
+[ ${#patches[@]} -gt 0 ] || die "patches/steps names no patch"
+sum=$( (cat "$series" "$top/harness/mkseries.py"; for p in "${patches[@]}"; do cat "$top/patches/$p"; done) |
 	sha256sum | cut -d' ' -f1)
 if [ "$(cat "$BUILD/applied.sum" 2>/dev/null)" != "$sum" ]; then
 	touched() {
@@ -59,7 +62,7 @@ if [ "$(cat "$BUILD/applied.sum" 2>/dev/null)" != "$sum" ]; then
 	rm -f "$BUILD/applied.sum"
 	while read -r f; do restore "$f"; done < "$BUILD/applied.files"
 	for p in "${patches[@]}"; do
-		[ -f "$top/patches/$p" ] || die "patches/series names $p, which does not exist"
+		[ -f "$top/patches/$p" ] || die "patches/steps names $p, which does not exist"
 		if ! out=$(patch -d "$KSRC" -p1 -N -s --no-backup-if-mismatch -r - \
 				< "$top/patches/$p" 2>&1); then
 			echo "$out" >&2
@@ -68,6 +71,13 @@ if [ "$(cat "$BUILD/applied.sum" 2>/dev/null)" != "$sum" ]; then
 		say "applied $p"
 	done
 	touched > "$BUILD/applied.files"
+	# as after the series' last step
+	while read -r f; do
+		[ -f "$KSRC/$f" ] || continue
+		python3 "$top/harness/mkseries.py" strip "$KSRC/$f" > "$KSRC/$f.strip" ||
+			die "$f: bad bts-series markers"
+		mv "$KSRC/$f.strip" "$KSRC/$f"
+	done < "$BUILD/applied.files"
 	echo "$sum" > "$BUILD/applied.sum"
 fi
 
@@ -83,8 +93,22 @@ if [ -f "$BUILD/overlay.files" ]; then
 	comm -23 "$BUILD/overlay.files" "$BUILD/overlay.files.new" |
 		while read -r f; do restore "$f"; done
 fi
-# -c: copy only what changed, so mtimes of unchanged files stay put.
-rsync -rc --files-from="$BUILD/overlay.files.new" "$top/" "$KSRC/"
+# Each file as it is after the series' last step, staged; -c: copy only
+# what changed, so mtimes of unchanged files stay put.
+stage=$BUILD/overlay-stage
+mkdir -p "$stage"
+while read -r f; do
+	mkdir -p "$stage/$(dirname "$f")"
+	if grep -q 'bts-series:' "$top/$f"; then
+		python3 "$top/harness/mkseries.py" strip "$top/$f" > "$stage/$f.new" ||
+			die "$f: bad bts-series markers"
+		chmod --reference="$top/$f" "$stage/$f.new"
+		if cmp -s "$stage/$f.new" "$stage/$f"; then rm "$stage/$f.new"; else mv "$stage/$f.new" "$stage/$f"; fi
+	else
+		cmp -s "$top/$f" "$stage/$f" || cp -p "$top/$f" "$stage/$f"
+	fi
+done < "$BUILD/overlay.files.new"
+rsync -rc --files-from="$BUILD/overlay.files.new" "$stage/" "$KSRC/"
 mv "$BUILD/overlay.files.new" "$BUILD/overlay.files"
 
 # --- configuration -----------------------------------------------------

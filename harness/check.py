@@ -530,13 +530,14 @@ def bve_check(mode):
 
 
 def checkpatch_files():
-    """checkpatch --strict: no errors or warnings in the project's kernel files."""
+    """checkpatch --strict: no errors or warnings in the project's kernel files,
+    as the test kernel is built from them (the series' markers stripped)."""
     cp = os.path.join(BUILD, "linux/scripts/checkpatch.pl")
     files = subprocess.run(["git", "ls-files", "--", "arch", "include", "kernel"],
                            cwd=TOP, capture_output=True, text=True).stdout.split()
     for f in sorted(x for x in files if x.endswith((".c", ".h"))):
         p = subprocess.run(["perl", cp, "--strict", "--no-tree", "--terse",
-                            "--show-types", "-f", f], cwd=TOP,
+                            "--show-types", "-f", f], cwd=os.path.join(BUILD, "linux"),
                            capture_output=True, text=True)
         bad = [l for l in p.stdout.splitlines()
                if re.search(r": (ERROR|WARNING|CHECK):", l)]
@@ -562,7 +563,7 @@ def main():
                        f"{p.returncode}; {p.stderr.strip()[-300:]}")
 
     # The kernel and the initramfs.
-    ok = run_step(f"build: {VARIANT} kernel (overlay, patches/series, config)",
+    ok = run_step(f"build: {VARIANT} kernel (overlay, patches/steps, config)",
                   ["make", "-s", "kernel", f"DEBUG={int(DEBUG)}"],
                   os.path.join(OUT, "kernel.log"))
     ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
@@ -574,9 +575,12 @@ def main():
     if ok and not ONLY:
         checkpatch_files()
         # the series a maintainer receives: signed off, applies, checkpatch
-        p = subprocess.run([os.path.join(TOP, "harness/series-check.sh"),
-                            os.path.join(OUT, "series")],
+        # (make series-check), and it builds at every patch
+        t0 = time.time()
+        p = subprocess.run([os.path.join(TOP, "harness/series-check.sh")] +
+                           ([] if DEBUG else ["--build"]) + [os.path.join(OUT, "series")],
                            cwd=TOP, capture_output=True, text=True)
+        print(f"# series check: {time.time() - t0:.0f} s", flush=True)
         parse_tap(p.stdout, "host: series")
         if p.returncode != 0 and "not ok" not in p.stdout:
             record("host: series check exit status", False, p.stderr.strip()[-300:])

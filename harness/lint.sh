@@ -6,9 +6,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 files=$(git ls-files -co --exclude-standard -- arch include kernel | grep -E '\.[ch]$')
 rc=0
-echo "== checkpatch --strict"
-perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files || rc=1
+echo "== checkpatch --strict (the files as the test kernel is built from them)"
+(cd "$KSRC" && perl scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files) || rc=1
 echo "== the series (make series): signed off, applies, checkpatch --strict"
 "$top/harness/series-check.sh" "$BUILD/series" | grep -v '^ok' || rc=1
 echo "== W=1"

@@ -4,24 +4,36 @@
 # and user.email, the same on every patch) and its From:, the series
 # applies in order onto the pristine 6.12 tree, and checkpatch --strict
 # finds nothing in any patch but what harness/series-checkpatch.exceptions
-# lists with its reason. TAP on stdout; exit 1 on any failure.
+# lists with its reason. With --build (make series-check, make check) it
+# also builds the test kernel at every patch and once with
+# CONFIG_BTS_TRACER=n (harness/series-build.sh). TAP on stdout; exit 1 on
+# any failure.
 #
-# Not yet checked here: that every patch builds (issue 25).
+#   harness/series-check.sh [--build] [SERIESDIR]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BUILD:=$top/build}" "${KSRC:=$BUILD/linux}"
 pristine=$BUILD/pristine/linux-source-6.12
+build=0
+[ "${1:-}" = --build ] && build=1 && shift
 out=${1:-$BUILD/series}
 n=0 bad=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; bad=1; }
+# a patch's mail headers, each on one line
+unfold() {
+	awk '/^$/ { body = 1 } !body && NR > 1 && /^[ \t]/ { sub(/^[ \t]+/, " "); line = line $0; next }
+		{ if (NR > 1) print line; line = $0 } END { print line }' "$1"
+}
 
-if ! "$top/harness/mkseries.sh" "$out" > /dev/null; then
+if ! python3 "$top/harness/mkseries.py" series "$out" > /dev/null; then
 	not_ok "make series writes the series"
 	echo "1..$n"
 	exit 1
 fi
-mapfile -t patches < <(ls "$out"/[0-9]*.patch)
+[ -f "$out"/0000-cover-letter.patch ] && unfold "$out"/0000-cover-letter.patch | grep '^Subject: \[PATCH 0*/[0-9]*\] [a-z]' > /dev/null &&
+	ok "the series has a cover letter" || not_ok "the series has a cover letter"
+mapfile -t patches < <(ls "$out"/[0-9]*.patch | grep -v '/0000-')
 ok "make series writes the series (${#patches[@]} patches)"
 ident="$(git -C "$top" config user.name) <$(git -C "$top" config user.email)>"
 
@@ -29,7 +41,7 @@ ident="$(git -C "$top" config user.name) <$(git -C "$top" config user.email)>"
 unsigned=()
 for p in "${patches[@]}"; do
 	[ "$(sed -n '1,/^---$/p' "$p" | grep -c '^Signed-off-by: ')" = 1 ] &&
-		grep -qxF "Signed-off-by: $ident" "$p" && grep -qxF "From: $ident" "$p" ||
+		grep -qxF "Signed-off-by: $ident" "$p" && unfold "$p" | grep -xF "From: $ident" > /dev/null ||
 		unsigned+=("$(basename "$p")")
 done
 [ ${#unsigned[@]} = 0 ] &&
@@ -51,6 +63,31 @@ done
 rm -f "$tree.log"
 [ -z "$failed" ] && ok "the series applies in order onto the pristine linux-source-6.12" ||
 	not_ok "the series applies in order onto the pristine linux-source-6.12 ($failed)"
+
+# git am takes it as a maintainer would: onto a git tree of the pristine
+# files the series touches (the same blobs as v6.12's), one commit each
+amrepo=$(mktemp -d "$BUILD/series-am.XXXXXX")
+(
+	cd "$amrepo" && git init -q &&
+	cat "${patches[@]}" | sed -n 's#^--- a/##p' | sort -u | while read -r f; do
+		[ -f "$pristine/$f" ] && mkdir -p "$(dirname "$f")" && cp "$pristine/$f" "$f"
+	done
+	git add -A && git -c user.name=base -c user.email=base@localhost commit -q -m base &&
+		git -c user.name=check -c user.email=check@localhost am -q "${patches[@]}" &&
+		[ "$(git rev-list --count HEAD)" = $((${#patches[@]} + 1)) ]
+) > "$amrepo.log" 2>&1 && ok "git am applies every patch (${#patches[@]} commits)" ||
+	not_ok "git am applies every patch: $(head -c 300 "$amrepo.log")"
+rm -rf "$amrepo" "$amrepo.log"
+
+# What it ends with is what make kernel builds: every file the series
+# touches (but tools/bts-dump, which the kernel build does not copy) is the
+# same in the test kernel's tree
+if [ -z "$failed" ] && [ -f "$KSRC/Makefile" ]; then
+	differ=$(cat "${patches[@]}" | sed -n 's#^+++ b/##p' | sort -u | grep -v '^tools/bts-dump/' |
+		while read -r f; do cmp -s "$tree/$f" "$KSRC/$f" || echo "$f"; done)
+	[ -z "$differ" ] && ok "the series ends with the files make kernel builds" ||
+		not_ok "the series ends with the files make kernel builds: not $(echo $differ | head -c 200)"
+fi
 
 # checkpatch --strict, each finding either listed with its reason or a failure
 exc=$top/harness/series-checkpatch.exceptions
@@ -78,5 +115,14 @@ for p in "${patches[@]}"; do
 		ok "checkpatch --strict $(basename "$p") ($kept findings listed with their reason)" ||
 		not_ok "checkpatch --strict $(basename "$p"): ${left[*]:0:3}"
 done
+if [ $build = 1 ]; then
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#* - }" ;;
+		"not ok "*) not_ok "${line#* - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < <("$top/harness/series-build.sh" "$out" 2>&1)
+fi
 echo "1..$n"
 exit $bad

@@ -7,7 +7,10 @@
  *   branch sources     arch/x86/events/intel/bts_trace.c (Intel BTS),
  *                      kernel/trace/trace_bts_sw.c (software call edges)
  *   core               kernel/trace/bts_core.c: the registry of sources,
- *                      the armed source, per-CPU snapshots, fault capture
+ *                      the armed source, per-CPU snapshots
+ * bts-series: from capture
+ *                      and kernel/trace/bts_capture.c: fault capture
+ * bts-series: end
  *   users              kernel/trace/trace_bts.c (the ftrace tracer), and
  *                      any kernel code that wants branch history
  *
@@ -28,7 +31,9 @@
 #include <linux/jump_label.h>
 
 struct pt_regs;
+/* bts-series: from live */
 struct bts_live_slot;
+/* bts-series: end */
 
 /**
  * struct bts_record - one taken branch
@@ -102,12 +107,15 @@ enum bts_reason {
 	BTS_REASON_GPF		= 4,
 	BTS_REASON_WARN		= 5,
 	BTS_REASON_MAX,
+	/* bts-series: from stream */
 	/* Not a fault: a record streamed as it was taken (bts_stream_emit()). */
 	BTS_REASON_STREAM	= 6,
+	/* bts-series: end */
 };
 
 /* Arm flags: record user-mode branches too (default: kernel and user). */
 #define BTS_ARM_USER		BIT(0)
+/* bts-series: from stream */
 /*
  * Arm flag: stream mode. Besides keeping its history, the source hands
  * every record to bts_stream_emit() on the CPU that took the branch (as
@@ -115,6 +123,7 @@ enum bts_reason {
  * cannot stream fails bts_arm() with -EOPNOTSUPP.
  */
 #define BTS_ARM_STREAM		BIT(1)
+/* bts-series: end */
 
 /**
  * struct bts_source - a branch source
@@ -144,11 +153,13 @@ enum bts_reason {
  *		oldest first, and say in @window what they cover. Called
  *		with this CPU frozen, same context rules. Returns the number
  *		of records copied.
+ * bts-series: from kdump
  * @stop_this_cpu: the machine is going down (kexec, kdump, reboot): stop
  *		recording on this CPU for good, whatever state the source
  *		thinks it is in, so that nothing writes into memory the next
  *		kernel will own. NMI and crash context: no locks. NULL when
  *		the source leaves nothing behind (the software source).
+ * bts-series: end
  * @list:	private to bts_core.c
  */
 struct bts_source {
@@ -162,7 +173,9 @@ struct bts_source {
 	void (*thaw_this_cpu)(void);
 	unsigned int (*read_this_cpu)(struct bts_record *buf, unsigned int n,
 				      enum bts_window *window);
+	/* bts-series: from kdump */
 	void (*stop_this_cpu)(void);
+	/* bts-series: end */
 	struct list_head list;
 };
 
@@ -195,7 +208,9 @@ struct bts_source *bts_find_source(const char *name);
 struct bts_source *bts_first_available_source(void);
 
 int bts_arm(struct bts_source *src, unsigned int arm_flags);
+unsigned int bts_armed_flags(void);
 
+/* bts-series: from stream */
 /**
  * typedef bts_stream_sink_t - where streamed records go (the tracer)
  * @recs:	records of this CPU, oldest first
@@ -215,6 +230,7 @@ typedef void (*bts_stream_sink_t)(const struct bts_record *recs,
 void bts_set_stream_sink(bts_stream_sink_t sink);
 void bts_stream_emit(const struct bts_record *recs, unsigned int n,
 		     unsigned long lost, bool paused);
+/* bts-series: end */
 void bts_disarm(void);
 struct bts_source *bts_armed_source(void);
 
@@ -223,6 +239,7 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
 unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
 				   struct bts_snapshot *snap);
 
+/* bts-series: from live */
 /*
  * For debuggers reading the running kernel's memory (struct bts_live_table
  * in include/uapi/linux/bts.h): a source says where a CPU's history is
@@ -230,14 +247,20 @@ unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
  */
 void bts_live_publish(unsigned int cpu, const struct bts_live_slot *slot);
 
+/* bts-series: end */
+/* bts-series: from capture */
 DECLARE_STATIC_KEY_FALSE(bts_fault_key);
-DECLARE_STATIC_KEY_FALSE(bts_stop_key);
 void __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs);
 void __bts_fault_warn_done(void);
+/* bts-series: end */
+/* bts-series: from kdump */
+DECLARE_STATIC_KEY_FALSE(bts_stop_key);
 void __bts_crash_stop_this_cpu(void);
 DECLARE_STATIC_KEY_FALSE(bts_crash_save_key);
 void __bts_crash_save(void);
+/* bts-series: end */
 
+/* bts-series: from capture */
 /**
  * bts_fault_freeze - freeze this CPU's branch history at a fault
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC, _GPF
@@ -269,6 +292,8 @@ static __always_inline void bts_fault_warn_done(void)
 		__bts_fault_warn_done();
 }
 
+/* bts-series: end */
+/* bts-series: from kdump */
 /**
  * bts_crash_stop_this_cpu - stop branch recording here before kdump
  *
@@ -298,15 +323,20 @@ static __always_inline void bts_crash_save(void)
 	if (static_branch_unlikely(&bts_crash_save_key))
 		__bts_crash_save();
 }
+/* bts-series: end */
 
+/* bts-series: from capture */
 #else /* !CONFIG_BTS_TRACER */
 
 static inline void bts_fault_freeze(enum bts_reason reason,
 				    struct pt_regs *regs) { }
 static inline void bts_fault_warn_done(void) { }
+/* bts-series: from kdump */
 static inline void bts_crash_stop_this_cpu(void) { }
 static inline void bts_crash_save(void) { }
+/* bts-series: end */
 
+/* bts-series: end */
 #endif /* CONFIG_BTS_TRACER */
 
 #endif /* _LINUX_BTS_H */

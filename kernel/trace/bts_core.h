@@ -8,12 +8,14 @@
 #define _KERNEL_TRACE_BTS_CORE_H
 
 #include <linux/bts.h>
-
-struct bts_live_table;
+#include <linux/percpu.h>
 
 void bts_unregister_source(struct bts_source *src);
+/* bts-series: from live */
+struct bts_live_table;
 /* The debuggers' index of the current histories: see bts_core.c. */
 extern struct bts_live_table *bts_live;
+/* bts-series: end */
 typedef void (*bts_source_visit_fn)(struct bts_source *src, void *data);
 
 void bts_visit_sources(bts_source_visit_fn fn, void *data);
@@ -24,6 +26,7 @@ unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
 				      struct bts_record *buf, unsigned int n,
 				      struct bts_snapshot *snap);
 
+/* bts-series: from capture */
 /**
  * struct bts_capture - one CPU's history captured at a fault
  * @snap:	what it is
@@ -61,7 +64,11 @@ int bts_capture_first(enum bts_reason *reason);
 u64 bts_capture_lost(void);
 u64 bts_capture_dropped(void);
 int bts_capture_clear(void);
+/* The CPU holds a freeze for the kept capture: see bts_capture.c. */
+DECLARE_PER_CPU(bool, bts_capture_held);
 
+/* bts-series: end */
+/* bts-series: from testing */
 /* bts_test_fault.c, test kernels only */
 void bts_test_gpf(void);
 void bts_test_gpf_irq(void);
@@ -69,6 +76,7 @@ void bts_test_target(void);
 void bts_test_outer(void);
 void bts_test_call(unsigned int n);
 int bts_test_panic_in_timekeeping(void);
+/* bts-series: end */
 
 /* The vmlinux's ELF notes (NOTES in vmlinux.lds.h): its GNU build ID. */
 extern const void __start_notes;

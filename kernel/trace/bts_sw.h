@@ -25,9 +25,11 @@ struct bts_sw_ring {
 };
 
 void bts_sw_ring_add(struct bts_sw_ring *ring, u64 from, u64 to);
+/* bts-series: from live */
 struct bts_live_slot;
 void bts_sw_ring_live(const struct bts_sw_ring *ring,
 		      struct bts_live_slot *slot);
+/* bts-series: end */
 unsigned int bts_sw_ring_read(struct bts_sw_ring *ring, struct bts_record *buf,
 			      unsigned int n, enum bts_window *window);
 

@@ -9,15 +9,25 @@
  * other vendors) the software source, which records kernel call edges.
  * Nothing reaches the ring buffer until a dump is asked for: writing 1 to
  * bts/dump writes each CPU's newest nr_records branches, oldest first, as
- * ftrace:bts entries, and bts/per_cpu/cpuN/records reads them as a binary
- * dump. When the kernel oopses, hits BUG() or panics, the faulting CPU is
- * frozen first thing, its history (and, through an NMI, the other CPUs')
- * is captured and written into the ring buffer before oops_enter() turns
- * tracing off, so ftrace_dump_on_oops prints it; bts/per_cpu/cpuN/capture
- * keeps it until bts/capture is cleared.
+ * ftrace:bts entries.
+ * bts-series: from records
+ * bts/per_cpu/cpuN/records reads them as a binary dump.
+ * bts-series: end
+ * bts-series: from capture
+ * When the kernel oopses, hits BUG() or panics, the faulting CPU is frozen
+ * first thing, its history is captured and written into the ring buffer
+ * before oops_enter() turns tracing off, so ftrace_dump_on_oops prints it;
+ * bts/per_cpu/cpuN/capture keeps it until bts/capture is cleared.
+ * bts-series: end
+ * bts-series: from others
+ * The other CPUs' histories are captured with it, through an NMI.
+ * bts-series: end
  *
  * Layer: the tracer. It knows the ring buffer and tracefs, and nothing of
- * MSRs: sources and captures come from bts_core.c.
+ * MSRs: sources come from bts_core.c.
+ * bts-series: from capture
+ * Captures come from bts_capture.c.
+ * bts-series: end
  *
  * WARNING: with the hardware source the CPU stores a record for every
  * taken branch: expect a large slowdown. The software source costs a
@@ -28,7 +38,6 @@
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bts.h>
-#include <linux/buildid.h>
 #include <linux/cpu.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
@@ -41,7 +50,9 @@
 #include <linux/tracefs.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
+/* bts-series: from records */
 #include <uapi/linux/bts.h>
+/* bts-series: end */
 #include <asm/sections.h>
 #include <asm/setup.h>
 
@@ -55,21 +66,43 @@
 
 /* Tracer options (trace_options, options/). */
 #define BTS_OPT_USER		BIT(0)	/* record user-mode branches too */
+/* bts-series: from capture */
 #define BTS_OPT_OOPS		BIT(1)	/* capture at oops, BUG, panic, #GP */
 #define BTS_OPT_WARN		BIT(2)	/* capture at WARN too */
+/* bts-series: end */
+/* bts-series: from stream */
 #define BTS_OPT_STREAM		BIT(3)	/* stream mode (bts/mode) */
+/* bts-series: end */
+/* bts-series: from capture */
+/* The options that re-arm the source; the others only change captures. */
+/* bts-series: until stream */
+#define BTS_OPT_REARM		BTS_OPT_USER
+/* bts-series: end */
+/* bts-series: from stream */
+#define BTS_OPT_REARM		(BTS_OPT_USER | BTS_OPT_STREAM)
+/* bts-series: end */
+/* bts-series: end */
 
 static struct tracer_opt bts_opts[] = {
 	{ TRACER_OPT(bts_user, BTS_OPT_USER) },
+	/* bts-series: from capture */
 	{ TRACER_OPT(bts_capture_oops, BTS_OPT_OOPS) },
 	{ TRACER_OPT(bts_capture_warn, BTS_OPT_WARN) },
+	/* bts-series: end */
+	/* bts-series: from stream */
 	{ TRACER_OPT(bts_stream, BTS_OPT_STREAM) },
+	/* bts-series: end */
 	{ } /* terminator */
 };
 
 /* User branches are opt-in: they reveal the control flow of processes. */
 static struct tracer_flags bts_flags = {
+	/* bts-series: until capture */
+	.val	= 0,
+	/* bts-series: end */
+	/* bts-series: from capture */
 	.val	= BTS_OPT_OOPS,
+	/* bts-series: end */
 	.opts	= bts_opts,
 };
 
@@ -109,9 +142,6 @@ static u64 bts_nr_records_max = BTS_NR_RECORDS_MAX;
  */
 static struct bts_record *bts_writer_recs;
 static atomic_t bts_writer_claimed;
-
-/* The running kernel's GNU build ID in hex, for ftrace:bts_history. */
-static char bts_build_id_hex[2 * BUILD_ID_SIZE_MAX + 1] __ro_after_init;
 
 /* ------------------------------------------------------------------ */
 /* Writing histories into the ring buffer                              */
@@ -156,7 +186,8 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 		head->reason = snap->reason;
 		strscpy(head->release, init_utsname()->release,
 			sizeof(head->release));
-		memcpy(head->build_id, bts_build_id_hex, sizeof(head->build_id));
+		memcpy(head->build_id, bts_kernel_build_id_hex(),
+		       sizeof(head->build_id));
 		trace_buffer_unlock_commit_nostack(buffer, event);
 	}
 	for (i = 0; i < snap->count; i++) {
@@ -177,6 +208,7 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 	return i;
 }
 
+/* bts-series: from capture */
 /*
  * Called by the core with IRQs off (in NMI for the CPUs reached by the
  * capture NMI), before oops_enter() turns tracing off: write @cpu's
@@ -209,6 +241,8 @@ static void notrace bts_emit_capture(unsigned int cpu,
 		     &bts_capture_unwritten);
 }
 
+/* bts-series: end */
+/* bts-series: from persist */
 /**
  * bts_emit_last_boot - write a previous boot's history into the ring buffer
  * @d:		its dump header (the previous boot's _stext and _etext)
@@ -222,8 +256,8 @@ static void notrace bts_emit_capture(unsigned int cpu,
  *
  * Return: 0, -ENOMEM, or -ENOSPC when the ring buffer did not take all.
  */
-int bts_emit_last_boot(const struct bts_dump_header *d,
-		       const struct bts_record *recs)
+static int bts_emit_last_boot(const struct bts_dump_header *d,
+			      const struct bts_record *recs)
 {
 	s64 delta = (s64)((unsigned long)_stext - d->stext);
 	struct bts_snapshot snap = {
@@ -259,7 +293,9 @@ int bts_emit_last_boot(const struct bts_dump_header *d,
 	kvfree(moved);
 	return n == d->count ? 0 : -ENOSPC;
 }
+/* bts-series: end */
 
+/* bts-series: from stream */
 /* ------------------------------------------------------------------ */
 /* Stream mode: records into the ring buffer as they are taken          */
 
@@ -419,6 +455,7 @@ static void bts_stream_reset(void)
 	}
 }
 
+/* bts-series: end */
 /* ------------------------------------------------------------------ */
 /* Sources and arming                                                   */
 
@@ -434,6 +471,7 @@ static struct bts_source *bts_selected_source(enum bts_select sel)
 	}
 }
 
+/* bts-series: from capture */
 static unsigned int bts_capture_reasons(u32 opts)
 {
 	unsigned int reasons = 0;
@@ -446,6 +484,7 @@ static unsigned int bts_capture_reasons(u32 opts)
 	return reasons;
 }
 
+/* bts-series: end */
 /*
  * Arm the selected source for @tr with the current options.
  * bts_lock held. On failure nothing is armed and the reason is logged.
@@ -461,26 +500,44 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
 		return -ENODEV;
 	}
+	/* bts-series: from stream */
 	if (opts & BTS_OPT_STREAM) {
 		arm_flags |= BTS_ARM_STREAM;
 		bts_stream_reset();
 		bts_set_stream_sink(bts_stream_write);
 	}
+	/* bts-series: end */
 	ret = bts_arm(src, arm_flags);
+	/* bts-series: until stream */
+	if (ret)
+		return ret;
+	/* bts-series: end */
+	/* bts-series: from stream */
 	if (ret) {
 		bts_set_stream_sink(NULL);
 		return ret;
 	}
+	/* bts-series: end */
+	/* bts-series: from capture */
 	ret = bts_capture_enable(bts_capture_reasons(opts), bts_emit_capture);
 	if (ret) {
 		bts_disarm();
+		/* bts-series: from stream */
 		bts_set_stream_sink(NULL);
+		/* bts-series: end */
 		return ret;
 	}
+	/* bts-series: end */
+	/* bts-series: until stream */
+	pr_info("recording with source %s (%u records per CPU)\n",
+		src->name, src->capacity());
+	/* bts-series: end */
+	/* bts-series: from stream */
 	WRITE_ONCE(bts_streaming, opts & BTS_OPT_STREAM);
 	pr_info("recording with source %s (%u records per CPU%s)\n",
 		src->name, src->capacity(),
 		(opts & BTS_OPT_STREAM) ? ", streaming" : "");
+	/* bts-series: end */
 	/* tracing_on is 0: record nothing until it is 1 (bts_tracer_start) */
 	if (!tracer_tracing_is_on(tr))
 		bts_pause(true);
@@ -489,11 +546,17 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 
 static void bts_stop_recording(void)
 {
+	/* bts-series: from stream */
 	WRITE_ONCE(bts_streaming, false);
+	/* bts-series: end */
+	/* bts-series: from capture */
 	bts_capture_disable();
+	/* bts-series: end */
 	bts_disarm();
+	/* bts-series: from stream */
 	/* After the disarm: no source calls bts_stream_emit() any more. */
 	bts_set_stream_sink(NULL);
+	/* bts-series: end */
 }
 
 /* Re-arm with new settings; on failure go back to the old ones. */
@@ -600,6 +663,7 @@ static const struct file_operations bts_source_fops = {
 	.release	= single_release,
 };
 
+/* bts-series: from stream */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/mode, bts/stream                                        */
 
@@ -681,6 +745,7 @@ static int bts_stream_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* bts-series: end */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/dump                                                    */
 
@@ -815,9 +880,7 @@ static const struct file_operations bts_dump_fops = {
 	.llseek		= noop_llseek,
 };
 
-/* ------------------------------------------------------------------ */
-/* tracefs: bts/capture                                                 */
-
+/* What ftrace:bts entries and bts/capture call enum bts_reason. */
 static const char * const bts_reason_names[] = {
 	[BTS_REASON_DUMP]	= "dump",
 	[BTS_REASON_OOPS]	= "oops",
@@ -825,8 +888,14 @@ static const char * const bts_reason_names[] = {
 	[BTS_REASON_PANIC]	= "panic",
 	[BTS_REASON_GPF]	= "GPF",
 	[BTS_REASON_WARN]	= "WARN",
+	/* bts-series: from stream */
 	[BTS_REASON_STREAM]	= "stream",
+	/* bts-series: end */
 };
+
+/* bts-series: from capture */
+/* ------------------------------------------------------------------ */
+/* tracefs: bts/capture                                                 */
 
 static int bts_capture_show(struct seq_file *m, void *v)
 {
@@ -893,6 +962,8 @@ static const struct file_operations bts_capture_fops = {
 	.release	= single_release,
 };
 
+/* bts-series: end */
+/* bts-series: from records */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/per_cpu/cpuN/{records,capture}: binary dumps            */
 
@@ -901,100 +972,14 @@ struct bts_dump_file {
 	u8 data[];	/* struct bts_dump_header, then the records */
 };
 
-/* The running kernel's GNU build ID: bts-dump tells a matching vmlinux by it. */
-static unsigned char bts_build_id[BUILD_ID_SIZE_MAX] __ro_after_init;
-static u32 bts_build_id_size __ro_after_init;
-
-static void __init bts_init_build_id(void)
-{
-	/* Kbuild links vmlinux with --build-id=sha1: 20 bytes. */
-	if (!build_id_parse_buf(&__start_notes, bts_build_id,
-				&__stop_notes - &__start_notes)) {
-		bts_build_id_size = BUILD_ID_SIZE_MAX;
-		bin2hex(bts_build_id_hex, bts_build_id, bts_build_id_size);
-	}
-}
-
-/**
- * bts_kernel_build_id - the running kernel's GNU build ID
- * @buf:	room for it
- * @size:	bytes of room
- *
- * Return: the bytes copied (0 when unknown).
- */
-u32 bts_kernel_build_id(u8 *buf, size_t size)
-{
-	u32 n = min_t(size_t, bts_build_id_size, size);
-
-	memcpy(buf, bts_build_id, n);
-	return n;
-}
-
-/* @src: the source that recorded @snap, or NULL. Any context. */
-static void bts_fill_header_src(struct bts_dump_header *h,
-				const struct bts_snapshot *snap,
-				unsigned int cpu, bool capture, u32 opts,
-				const struct bts_source *src)
-{
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, BTS_DUMP_MAGIC, sizeof(BTS_DUMP_MAGIC));
-	h->version = BTS_DUMP_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = sizeof(struct bts_record);
-	h->source = snap->source;
-	h->cpu = cpu;
-	h->count = snap->count;
-	h->capacity = snap->capacity;
-	h->reason = snap->reason;
-	h->fault_index = snap->fault_index;
-	h->timestamp_ns = snap->timestamp;
-	h->stext = (unsigned long)_stext;
-	h->etext = (unsigned long)_etext;
-	h->kaslr_offset = kaslr_offset();
-	BUILD_BUG_ON(sizeof(h->build_id) != BUILD_ID_SIZE_MAX);
-	memcpy(h->build_id, bts_build_id, sizeof(h->build_id));
-	h->build_id_size = bts_build_id_size;
-	if (snap->window == BTS_WINDOW_WRAPPED)
-		h->flags |= BTS_DUMP_WRAPPED;
-	if (snap->window == BTS_WINDOW_EMPTY)
-		h->flags |= BTS_DUMP_EMPTY;
-	if (capture) {
-		h->flags |= BTS_DUMP_CAPTURE;
-		h->lost = bts_capture_lost();
-	}
-	if ((opts & BTS_OPT_USER) && snap->source == BTS_SOURCE_HW)
-		h->flags |= BTS_DUMP_USER;
-	if (snap->source != BTS_SOURCE_NONE && src)
-		strscpy(h->source_name, src->name, sizeof(h->source_name));
-	strscpy(h->release, init_utsname()->release, sizeof(h->release));
-}
-
 /* Process context: it looks the source up under the core's mutex. */
 static void bts_fill_header(struct bts_dump_header *h,
 			    const struct bts_snapshot *snap, unsigned int cpu,
 			    bool capture, u32 opts)
 {
-	bts_fill_header_src(h, snap, cpu, capture, opts,
-			    bts_find_source(snap->source == BTS_SOURCE_HW ?
-					    "hw" : "sw"));
-}
-
-/**
- * bts_fill_capture_header - the dump header of a CPU's capture, any context
- * @h:		the header to fill
- * @snap:	the capture's snapshot
- * @cpu:	whose capture
- *
- * For the panic path: no lock. The source named is the armed one, which
- * is the one that recorded a capture still kept.
- */
-void bts_fill_capture_header(struct bts_dump_header *h,
-			     const struct bts_snapshot *snap, unsigned int cpu)
-{
-	struct bts_source *src = bts_armed_source();
-
-	bts_fill_header_src(h, snap, cpu, true, READ_ONCE(bts_flags.val),
-			    src && src->id == snap->source ? src : NULL);
+	bts_fill_dump_header(h, snap, cpu, capture, opts & BTS_OPT_USER,
+			     bts_find_source(snap->source == BTS_SOURCE_HW ?
+					     "hw" : "sw"));
 }
 
 static int bts_percpu_open(struct inode *inode, struct file *file)
@@ -1017,10 +1002,15 @@ static int bts_percpu_open(struct inode *inode, struct file *file)
 	snap.fault_index = U32_MAX;
 	snap.cpu = cpu;
 	cap_recs = NULL;
+	/* bts-series: until capture */
+	if (!bts_busy) {
+	/* bts-series: end */
+	/* bts-series: from capture */
 	if (capture) {
 		if (!bts_capture_get(cpu, &cap_recs, &snap))
 			cap_recs = NULL;
 	} else if (!bts_busy) {
+	/* bts-series: end */
 		ret = -ENODEV;
 	} else if (!cpu_online(cpu)) {
 		ret = -ENXIO;
@@ -1072,7 +1062,9 @@ static const struct file_operations bts_percpu_fops = {
 	.llseek		= default_llseek,
 	.release	= bts_percpu_release,
 };
+/* bts-series: end */
 
+/* bts-series: from testing */
 #ifdef CONFIG_BTS_TRACER_TESTING
 /*
  * bts/test_fault (test kernels only): see bts_test_fault.c. "gpf" faults,
@@ -1198,6 +1190,8 @@ static const struct file_operations bts_bench_fops = {
 };
 #endif
 
+/* bts-series: end */
+/* bts-series: from trigger */
 /* ------------------------------------------------------------------ */
 /* Triggers: the bts_dump event trigger and function command           */
 
@@ -1321,10 +1315,12 @@ bool notrace bts_trigger_dump(struct trace_array *tr)
 	local_irq_save(flags);
 	if (this_cpu_inc_return(bts_trigger_busy) != 1)
 		goto out;
+	/* bts-series: from stream */
 	if (in_nmi() && READ_ONCE(bts_streaming)) {
 		local_inc(&this_cpu_ptr(&bts_stream_cpus)->refused);
 		goto out;
 	}
+	/* bts-series: end */
 	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
 	src = bts_armed_source();
 	if (!room || !src)
@@ -1491,6 +1487,7 @@ static __init int bts_register_ftrace_command(void)
 #else
 static __init int bts_register_ftrace_command(void) { return 0; }
 #endif /* CONFIG_DYNAMIC_FTRACE */
+/* bts-series: end */
 
 static struct trace_min_max_param bts_nr_records_param = {
 	.lock	= &bts_lock,
@@ -1501,9 +1498,15 @@ static struct trace_min_max_param bts_nr_records_param = {
 
 static int __init bts_init_tracefs(void)
 {
+	/* bts-series: until records */
+	struct dentry *top;
+	int ret;
+	/* bts-series: end */
+	/* bts-series: from records */
 	struct dentry *top, *percpu, *dir;
 	char name[16];
 	int ret, cpu;
+	/* bts-series: end */
 
 	ret = tracing_init_dentry();
 	if (ret)
@@ -1511,24 +1514,33 @@ static int __init bts_init_tracefs(void)
 	top = tracefs_create_dir("bts", NULL);
 	if (!top)
 		return -ENOMEM;
+	/* bts-series: from persist */
 	/* Not before: without bts/ the region is left as it is. */
-	bts_persist_init(top);
+	bts_persist_init(top, bts_emit_last_boot);
+	/* bts-series: end */
 	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,
 			  &bts_source_fops);
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,
 			  &bts_nr_records_param, &trace_min_max_fops);
+	/* bts-series: from stream */
 	trace_create_file("mode", TRACE_MODE_WRITE, top, bts_mode_show,
 			  &bts_mode_fops);
 	trace_create_file("stream", TRACE_MODE_READ, top, bts_stream_show,
 			  &bts_seq_fops);
+	/* bts-series: end */
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
+	/* bts-series: from capture */
 	trace_create_file("capture", TRACE_MODE_WRITE, top, bts_capture_show,
 			  &bts_capture_fops);
+	/* bts-series: end */
+	/* bts-series: from testing */
 #ifdef CONFIG_BTS_TRACER_TESTING
 	trace_create_file("test_fault", 0200, top, NULL, &bts_test_fault_fops);
 	trace_create_file("bench", TRACE_MODE_READ, top, bts_bench_show,
 			  &bts_bench_fops);
 #endif
+	/* bts-series: end */
+	/* bts-series: from records */
 	percpu = tracefs_create_dir("per_cpu", top);
 	if (!percpu)
 		return -ENOMEM;
@@ -1540,10 +1552,13 @@ static int __init bts_init_tracefs(void)
 		trace_create_file("records", TRACE_MODE_READ, dir,
 				  (void *)((unsigned long)cpu << 1),
 				  &bts_percpu_fops);
+		/* bts-series: from capture */
 		trace_create_file("capture", TRACE_MODE_READ, dir,
 				  (void *)(((unsigned long)cpu << 1) | 1),
 				  &bts_percpu_fops);
+		/* bts-series: end */
 	}
+	/* bts-series: end */
 	return 0;
 }
 
@@ -1622,6 +1637,7 @@ static struct trace_event bts_history_event = {
 	.funcs		= &bts_history_funcs,
 };
 
+/* bts-series: from stream */
 /* The same text as the event's print format. */
 static enum print_line_t bts_gap_print(struct trace_iterator *iter,
 				       int flags, struct trace_event *event)
@@ -1644,6 +1660,7 @@ static struct trace_event bts_gap_event = {
 	.funcs		= &bts_gap_funcs,
 };
 
+/* bts-series: end */
 /* ------------------------------------------------------------------ */
 /* The tracer                                                           */
 
@@ -1721,12 +1738,18 @@ static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 	int ret = 0;
 
 	mutex_lock(&bts_lock);
+	/* bts-series: until capture */
+	if (bts_busy && bts_trace == tr)
+		ret = bts_rearm(bts_selected, opts);
+	/* bts-series: end */
+	/* bts-series: from capture */
 	if (bts_busy && bts_trace == tr) {
-		if (bit == BTS_OPT_USER || bit == BTS_OPT_STREAM)
+		if (bit & BTS_OPT_REARM)
 			ret = bts_rearm(bts_selected, opts);
 		else
 			bts_capture_set_reasons(bts_capture_reasons(opts));
 	}
+	/* bts-series: end */
 	mutex_unlock(&bts_lock);
 	return ret;
 }
@@ -1751,17 +1774,24 @@ static __init int bts_tracer_register(void)
 		pr_warn("cannot register the ftrace:bts output\n");
 	if (!register_trace_event(&bts_history_event))
 		pr_warn("cannot register the ftrace:bts_history output\n");
+	/* bts-series: from stream */
 	if (!register_trace_event(&bts_gap_event))
 		pr_warn("cannot register the ftrace:bts_gap output\n");
+	/* bts-series: end */
 	ret = register_tracer(&bts_tracer);
 	if (ret)
 		return ret;
+	/* bts-series: from trigger */
 	if (bts_register_ftrace_command())
 		pr_warn("cannot register the bts_dump function command\n");
+	/* bts-series: end */
 	return bts_init_tracefs();
 }
 late_initcall(bts_tracer_register);
 
+/* bts-series: from kunit */
 #ifdef CONFIG_BTS_TRACER_KUNIT_TEST
 #include "trace_bts_kunit.c"
 #endif
+
+/* bts-series: end */

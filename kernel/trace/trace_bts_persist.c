@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bts: the fault capture kept past a panic: across a warm reboot, and
- * for the crash kernel (kdump).
+ * bts: the fault capture kept past a panic, across a warm reboot (for
+ * the crash kernel, kdump, see trace_bts_vmcore.c).
  *
  * With "reserve_mem=SIZE:4096:LABEL bts.persist=LABEL" (or, for a range
  * that KASLR cannot move, "memmap=SIZE$START bts.persist=START:SIZE") on
@@ -21,20 +21,11 @@
  * firmware that clears memory does not), and reserve_mem may place the
  * region elsewhere in a boot that differs (another kernel, memory map or
  * command line): the checks then find nothing valid.
- *
- * For kdump, a table allocated at boot when a crash kernel is reserved,
- * and named in VMCOREINFO (BTS_TABLE=, its physical address), is filled
- * on the crash path (bts_crash_save(), after the other CPUs stopped) with
- * each CPU's dump header and the page frames of its captured records:
- * the records stay where they are, in memory the crash kernel's
- * /proc/vmcore shows, so kdump costs 48 bytes and 336 per CPU. The same
- * rules: no sleep, allocation or lock on the crash path.
  */
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bitmap.h>
 #include <linux/bts.h>
-#include <linux/crash_reserve.h>
 #include <linux/crc32.h>
 #include <linux/ctype.h>
 #include <linux/io.h>
@@ -48,8 +39,6 @@
 #include <linux/timekeeping.h>
 #include <linux/tracefs.h>
 #include <linux/utsname.h>
-#include <linux/vmalloc.h>
-#include <linux/vmcore_info.h>
 #include <uapi/linux/bts.h>
 #include <asm/e820/api.h>
 #include <asm/setup.h>
@@ -225,6 +214,8 @@ static u32 bts_persist_slots;
 
 /* The last boot's data, copied out of the region at boot; NULL if none. */
 static struct bts_persist_head *bts_last_boot;
+/* The tracer's writer of a kept history into the ring buffer. */
+static bts_persist_emit_fn bts_last_boot_emit;
 
 /* Test kernels (bts/test_fault "persist-corrupt"): see the panic writer. */
 static bool bts_persist_corrupt;
@@ -481,7 +472,7 @@ static ssize_t bts_last_boot_to_trace_write(struct file *file,
 		return -EINVAL;
 	for (i = 0; i < bts_last_boot->nr_written; i++) {
 		struct bts_dump_header *d = bts_persist_slot(bts_last_boot, i);
-		int err = bts_emit_last_boot(d, (const void *)(d + 1));
+		int err = bts_last_boot_emit(d, (const void *)(d + 1));
 
 		ret = ret ?: err;
 	}
@@ -526,12 +517,13 @@ static void __init bts_last_boot_files(struct dentry *bts_dir)
 /**
  * bts_persist_init - find the region, take the last boot's capture out of it
  * @bts_dir:	the tracefs bts/ directory
+ * @to_trace:	writes a kept history into the ring buffer (last_boot/to_trace)
  *
  * Called once at boot. Reports a missing or too small region now, not
  * after the panic. The region is cleared whatever it held, so that this
  * boot's panic, and only it, is what the next boot sees.
  */
-void __init bts_persist_init(struct dentry *bts_dir)
+void __init bts_persist_init(struct dentry *bts_dir, bts_persist_emit_fn to_trace)
 {
 	phys_addr_t start, size;
 	struct bts_persist_head *h;
@@ -540,6 +532,7 @@ void __init bts_persist_init(struct dentry *bts_dir)
 
 	if (!bts_persist_label[0])
 		return;
+	bts_last_boot_emit = to_trace;
 	if (!bts_persist_find(&start, &size)) {
 		pr_warn("persist: no region '%s': panics are not kept\n",
 			bts_persist_label);
@@ -598,133 +591,3 @@ void __init bts_persist_init(struct dentry *bts_dir)
 	pr_info("persist: a panic's capture goes to region '%s' (%llu bytes at %pa)\n",
 		bts_persist_label, (u64)size, &start);
 }
-
-/* ------------------------------------------------------------------ */
-/* kdump: the kept capture indexed for /proc/vmcore                     */
-
-#ifdef CONFIG_CRASH_DUMP
-
-DEFINE_STATIC_KEY_FALSE(bts_crash_save_key);
-
-/* The table VMCOREINFO's BTS_TABLE= names; NULL without a crash kernel. */
-static struct bts_vmcore_table *bts_vmcore;
-
-static struct bts_vmcore_slot *bts_vmcore_slot(u32 i)
-{
-	return (void *)bts_vmcore + sizeof(*bts_vmcore) +
-	       (size_t)i * sizeof(struct bts_vmcore_slot);
-}
-
-/* The page frame of @addr, a kvmalloc()ed address. */
-static unsigned long bts_vmcore_pfn(const void *addr)
-{
-	return is_vmalloc_addr(addr) ? vmalloc_to_pfn(addr) : PHYS_PFN(__pa(addr));
-}
-
-/* Index CPU @cpu's capture in slot @i; false when it has none. */
-static bool bts_vmcore_put(u32 i, unsigned int cpu)
-{
-	struct bts_vmcore_slot *slot = bts_vmcore_slot(i);
-	const struct bts_record *recs;
-	struct bts_snapshot snap;
-	unsigned long first;
-	size_t bytes;
-	u32 p;
-
-	if (!bts_capture_get(cpu, &recs, &snap))
-		return false;
-	snap.count = min(snap.count, BTS_NR_RECORDS_MAX);
-	bts_fill_capture_header(&slot->header, &snap, cpu);
-	first = (unsigned long)recs & PAGE_MASK;
-	slot->recs_offset = offset_in_page(recs);
-	bytes = slot->recs_offset + (size_t)snap.count * sizeof(*recs);
-	slot->nr_pages = snap.count ? DIV_ROUND_UP(bytes, PAGE_SIZE) : 0;
-	for (p = 0; p < slot->nr_pages; p++)
-		slot->pfn[p] = bts_vmcore_pfn((void *)(first + p * PAGE_SIZE));
-	return true;
-}
-
-/**
- * __bts_crash_save - see bts_crash_save()
- *
- * The panicking CPU alone runs, IRQs off: the capture is what it was at
- * panic() entry (or the earlier fault that kept it). Looks up page frames
- * by walking the kernel's page tables (vmalloc_to_pfn()), which takes no
- * lock; writes only into the table allocated at boot.
- */
-void notrace __bts_crash_save(void)
-{
-	struct bts_vmcore_table *t = bts_vmcore;
-	enum bts_reason reason = BTS_REASON_DUMP;
-	int fault_cpu, cpu;
-	u32 n = 0;
-
-	if (!t)
-		return;
-	memset(t->magic, 0, sizeof(t->magic));
-	fault_cpu = bts_capture_first(&reason);
-	if (fault_cpu >= 0) {
-		if (bts_vmcore_put(n, fault_cpu))
-			n++;
-		for_each_possible_cpu(cpu)
-			if (n < t->nr_slots && cpu != fault_cpu &&
-			    bts_vmcore_put(n, cpu))
-				n++;
-	} else {
-		reason = BTS_REASON_DUMP;
-	}
-	t->nr_written = n;
-	t->reason = reason;
-	t->fault_cpu = fault_cpu;
-	/* Last: a table without its magic was never filled. */
-	memcpy(t->magic, BTS_VMCORE_MAGIC, sizeof(t->magic));
-}
-
-/*
- * With a crash kernel reserved (crashkernel=), allocate the table now,
- * while memory is not fragmented (one physically contiguous block: 48
- * bytes and 336 per possible CPU), and name it in VMCOREINFO. Without
- * one, nothing: a crash kernel can only be loaded into a reservation.
- */
-static int __init bts_vmcore_init(void)
-{
-	size_t size = sizeof(*bts_vmcore) +
-		      nr_cpu_ids * sizeof(struct bts_vmcore_slot);
-	struct bts_vmcore_table *t;
-
-	BUILD_BUG_ON(sizeof(struct bts_vmcore_table) != 48);
-	BUILD_BUG_ON(sizeof(struct bts_vmcore_slot) != 336);
-	BUILD_BUG_ON(BTS_VMCORE_PAGES * PAGE_SIZE < PAGE_SIZE - 1 +
-		     BTS_NR_RECORDS_MAX * sizeof(struct bts_record));
-	if (crashk_res.end <= crashk_res.start)
-		return 0;
-	t = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO);
-	if (!t) {
-		pr_warn("kdump: no memory for the capture's index (%zu bytes): a crash dump will not have it\n",
-			size);
-		return 0;
-	}
-	t->version = BTS_VMCORE_VERSION;
-	t->table_size = sizeof(*t);
-	t->slot_size = sizeof(struct bts_vmcore_slot);
-	t->nr_slots = nr_cpu_ids;
-	t->page_size = PAGE_SIZE;
-	t->fault_cpu = -1;
-	bts_vmcore = t;
-	vmcoreinfo_append_str("BTS_TABLE=%llx\n", (unsigned long long)__pa(t));
-	static_branch_enable(&bts_crash_save_key);
-	pr_info("kdump: a crash dump indexes the kept capture (BTS_TABLE in VMCOREINFO, %zu bytes)\n",
-		size);
-	return 0;
-}
-late_initcall(bts_vmcore_init);
-
-#else /* !CONFIG_CRASH_DUMP */
-
-DEFINE_STATIC_KEY_FALSE(bts_crash_save_key);
-
-void __bts_crash_save(void)
-{
-}
-
-#endif /* CONFIG_CRASH_DUMP */

@@ -6,11 +6,14 @@
  * machines, other vendors). Every traced kernel function entry adds one
  * record {from = the call instruction in the caller, to = the callee's
  * ftrace location, flags = BTS_FLAG_SW} to a per-CPU circular buffer with the
- * same capacity semantics as the hardware source; in stream mode it also
- * hands each record to bts_stream_emit() as it is taken. It sees calls only (no
- * jumps, returns or user branches) and only of functions ftrace can trace,
- * and it is never presented as BTS: every record carries BTS_FLAG_SW and
- * the source is named "sw" everywhere.
+ * same capacity semantics as the hardware source.
+ * bts-series: from stream
+ * In stream mode it also hands each record to bts_stream_emit() as it is
+ * taken.
+ * bts-series: end
+ * It sees calls only (no jumps, returns or user branches) and only of
+ * functions ftrace can trace, and it is never presented as BTS: every
+ * record carries BTS_FLAG_SW and the source is named "sw" everywhere.
  *
  * The hook runs in any context, NMI included, and must never sleep,
  * allocate, take locks or call anything traceable; this file is built
@@ -27,7 +30,9 @@
 #include <linux/trace_recursion.h>
 #include <linux/unaligned.h>
 #include <asm/ibt.h>
+/* bts-series: from live */
 #include <uapi/linux/bts.h>
+/* bts-series: end */
 
 #include "bts_sw.h"
 
@@ -36,9 +41,11 @@
 
 static DEFINE_PER_CPU(struct bts_sw_ring, bts_sw_rings);
 
+/* bts-series: from stream */
 /* Stream mode (BTS_ARM_STREAM): each record also goes to the stream. */
 static bool bts_sw_streaming;
 
+/* bts-series: end */
 /**
  * bts_sw_ring_add - append one record to a ring (NMI safe)
  * @ring: this CPU's ring
@@ -126,12 +133,14 @@ static void notrace bts_sw_hook(unsigned long ip, unsigned long parent_ip,
 	rec.to = ip;
 	rec.flags = BTS_FLAG_SW;
 	bts_sw_ring_add(ring, rec.from, rec.to);
+	/* bts-series: from stream */
 	/*
 	 * One edge at a time, as it happens: nothing waits in a batch for
 	 * a flush. A frozen CPU (a capture) streams nothing either.
 	 */
 	if (READ_ONCE(bts_sw_streaming) && !READ_ONCE(ring->frozen))
 		bts_stream_emit(&rec, 1, 0, false);
+	/* bts-series: end */
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -164,7 +173,9 @@ static void bts_sw_free(bool wait)
 	for_each_possible_cpu(cpu) {
 		struct bts_sw_ring *ring = per_cpu_ptr(&bts_sw_rings, cpu);
 
+		/* bts-series: from live */
 		bts_live_publish(cpu, NULL);
+		/* bts-series: end */
 		per_cpu(bts_sw_retired, cpu) = ring->buf;
 		WRITE_ONCE(ring->buf, NULL);
 	}
@@ -176,6 +187,7 @@ static void bts_sw_free(bool wait)
 	}
 }
 
+/* bts-series: from live */
 /**
  * bts_sw_ring_live - where a debugger finds a ring's records
  * @ring:	an armed ring
@@ -204,6 +216,7 @@ static void bts_sw_live_publish(unsigned int cpu)
 	bts_live_publish(cpu, &slot);
 }
 
+/* bts-series: end */
 static int bts_sw_arm(unsigned int arm_flags)
 {
 	int cpu, ret;
@@ -225,9 +238,13 @@ static int bts_sw_arm(unsigned int arm_flags)
 			return -ENOMEM;
 		}
 	}
+	/* bts-series: from stream */
 	WRITE_ONCE(bts_sw_streaming, !!(arm_flags & BTS_ARM_STREAM));
+	/* bts-series: end */
+	/* bts-series: from live */
 	for_each_possible_cpu(cpu)
 		bts_sw_live_publish(cpu);
+	/* bts-series: end */
 	ret = register_ftrace_function(&bts_sw_ops);
 	if (ret)
 		bts_sw_free(true);
@@ -248,7 +265,9 @@ static void bts_sw_disarm(void)
 {
 	unregister_ftrace_function(&bts_sw_ops);
 	bts_sw_free(true);
+	/* bts-series: from stream */
 	WRITE_ONCE(bts_sw_streaming, false);
+	/* bts-series: end */
 }
 
 static void notrace bts_sw_freeze_this_cpu(void)

@@ -75,6 +75,7 @@ struct bts_dump_header {
 	__u64	reserved;
 };
 
+/* bts-series: from kdump */
 /*
  * Where a crash dump (/proc/vmcore, makedumpfile's ELF output) holds the
  * kept fault capture. VMCOREINFO carries "BTS_TABLE=<hex>": the physical
@@ -131,6 +132,8 @@ struct bts_vmcore_slot {
 	__u64	pfn[BTS_VMCORE_PAGES];
 };
 
+/* bts-series: end */
+/* bts-series: from live */
 /*
  * Where a debugger reading the running kernel's memory (drgn or crash on
  * /proc/kcore, or on a memory image of a running machine) finds each
@@ -231,5 +234,6 @@ struct bts_live_slot {
 	__u64	drained;
 	__u64	reserved;
 };
+/* bts-series: end */
 
 #endif /* _UAPI_LINUX_BTS_H */

@@ -6,14 +6,18 @@
  * Layer: branch source. It arms BTS on every online CPU in circular mode
  * with CPL filtering off (kernel branches recorded; user branches too when
  * asked), freezes and thaws one CPU, and reads a CPU's newest records back
- * oldest first. In stream mode it arms BTS with BTINT instead and hands
- * the buffer to bts_stream_emit() from the BTS interrupt (a PMI, which
- * perf programs as an NMI). The interrupt has one owner, perf's PMI
- * handler (intel_pmu_handle_irq()), which calls this source's two hooks
+ * oldest first. It knows nothing of ftrace, dumps or oopses: those live
+ * in kernel/trace/bts_core.c, bts_capture.c and trace_bts.c.
+ * bts-series: from intel-stream
+ *
+ * In stream mode it arms BTS with BTINT instead and hands the buffer to
+ * bts_stream_emit() from the BTS interrupt (a PMI, which perf programs as
+ * an NMI). The interrupt has one owner, perf's PMI handler
+ * (intel_pmu_handle_irq()), which calls this source's two hooks
  * (intel_bts_trace_pmi_enter() and _exit(), perf_event.h) as it calls
  * perf's own intel_bts: this file registers no NMI handler and never
- * writes the LVT entry in NMI context. It knows nothing of ftrace, dumps
- * or oopses: those live in kernel/trace/bts_core.c and trace_bts.c.
+ * writes the LVT entry in NMI context.
+ * bts-series: end
  *
  * perf owns the Debug Store (DS) area and the per-CPU BTS buffer, which is
  * mapped in the cpu_entry_area so that it also works under KPTI (64 KiB,
@@ -47,10 +51,16 @@
 #include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+/* bts-series: from intel-stream */
 #include <linux/delay.h>
+/* bts-series: end */
+/* bts-series: from intel-stream */
 #include <linux/hrtimer.h>
+/* bts-series: end */
 #include <linux/init.h>
+/* bts-series: from intel-stream */
 #include <linux/irq_work.h>
+/* bts-series: end */
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/math64.h>
@@ -59,10 +69,16 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
+/* bts-series: from intel-stream */
 #include <linux/sched/clock.h>
+/* bts-series: end */
 #include <linux/string.h>
+/* bts-series: from intel-kexec */
 #include <linux/syscore_ops.h>
+/* bts-series: end */
+/* bts-series: from intel-stream */
 #include <asm/apic.h>
+/* bts-series: end */
 #include <asm/cpufeature.h>
 #include <asm/debugreg.h>
 #include <asm/intel_ds.h>
@@ -102,6 +118,7 @@
  * @debugctl_read:	read this CPU's IA32_DEBUGCTL
  * @debugctl_write:	write this CPU's IA32_DEBUGCTL
  * @debugctl_bts_works:	the BTS bits of DEBUGCTL can be set (probed at boot)
+ * bts-series: from intel-stream
  * @pmi_hooked:		perf's PMI handler calls this source's hooks (the
  *			Intel PMU driver's, architectural perfmon v2 and later)
  * @pmi_unmask:		unmask this CPU's LVT performance counter entry, as
@@ -113,6 +130,7 @@
  * @throttle:		stream mode: BTS is kept off on this CPU for @ns ns;
  *			start the timer that calls intel_bts_cpu_unthrottle()
  *			then (NMI context: through an irq_work)
+ * bts-series: end
  *
  * The real implementations are one line each; the KUnit tests supply a
  * model. @ds, @buffer, @debugctl_read and @debugctl_write are called in
@@ -132,11 +150,13 @@ struct intel_bts_hw {
 	u64 (*debugctl_read)(void);
 	void (*debugctl_write)(u64 val);
 	bool (*debugctl_bts_works)(void);
+	/* bts-series: from intel-stream */
 	bool (*pmi_hooked)(void);
 	void (*pmi_unmask)(void);
 	void (*pmi_settle)(void);
 	u64 (*clock)(void);
 	void (*throttle)(u64 ns);
+	/* bts-series: end */
 };
 
 /**
@@ -164,10 +184,16 @@ struct intel_bts_ds_fields {
  * read-modify-write of the bits is not racy on the CPU itself.
  */
 #define INTEL_BTS_STOP_FREEZE	BIT(0)	/* a freeze: capture, dump, pause */
+/* bts-series: from intel-stream */
 #define INTEL_BTS_STOP_PMI	BIT(1)	/* perf's PMI handler is running */
+/* bts-series: end */
 #define INTEL_BTS_STOP_DISARM	BIT(2)	/* being disarmed */
+/* bts-series: from intel-kexec */
 #define INTEL_BTS_STOP_DEAD	BIT(3)	/* kexec, reboot, crash: for good */
+/* bts-series: end */
+/* bts-series: from intel-stream */
 #define INTEL_BTS_STOP_BUDGET	BIT(4)	/* stream mode: over its CPU time */
+/* bts-series: end */
 
 /**
  * struct intel_bts_cpu - one CPU's state
@@ -176,18 +202,24 @@ struct intel_bts_ds_fields {
  * @perf:	perf's DS BTS fields, saved at arm, written back at disarm
  * @nr:		capacity in records, valid while @armed
  * @ctl:	the DEBUGCTL bits of INTEL_BTS_CTL_MASK set while recording
+ * bts-series: from intel-stream
  * @prev_end:	stream mode: records the last drain handed over; they stay
  *		in the buffer above the index until overwritten, and are
  *		the oldest part of a capture's history
+ * bts-series: end
  * @stop:	INTEL_BTS_STOP_* reasons that hold BTS stopped
  * @armed:	the DS fields are ours and @perf holds perf's values
+ * bts-series: from intel-stream
  * @stream:	armed in stream mode (BTINT set, buffer not circular)
  * @drained:	stream mode: a drain has handed records over since arming
+ * bts-series: end
  * @user:	user-mode branches wanted; without, the user half of a
  *		branch between user and kernel mode is cleared when read
+ * bts-series: from intel-stream
  * @owed:	stream mode: ns of time outside the drain this CPU owes its
  *		budget (intel_bts_budget_owed())
  * @last_drain:	stream mode: when the last drain ended (@clock)
+ * bts-series: end
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
  */
@@ -197,29 +229,39 @@ struct intel_bts_cpu {
 	struct intel_bts_ds_fields perf;
 	unsigned int nr;
 	u64 ctl;
+	/* bts-series: from intel-stream */
 	unsigned int prev_end;
+	/* bts-series: end */
 	u8 stop;
 	bool armed;
+	/* bts-series: from intel-stream */
 	bool stream;
 	bool drained;
+	/* bts-series: end */
 	bool user;
+	/* bts-series: from intel-stream */
 	u64 owed;
 	u64 last_drain;
+	/* bts-series: end */
 };
 
 /**
  * struct intel_bts - the source's global state
  * @hw:		hardware access (the real one, or the KUnit model)
+ * bts-series: from intel-stream
  * @emit:	where stream mode hands records (bts_stream_emit(), or the
  *		KUnit model's)
+ * bts-series: end
  * @nr:		records per CPU
  * @arm_flags:	BTS_ARM_* of the current arming
  * @reserved:	exclusivity slot and perf reservation held
  */
 struct intel_bts {
 	const struct intel_bts_hw *hw;
+	/* bts-series: from intel-stream */
 	void (*emit)(const struct bts_record *recs, unsigned int n,
 		     unsigned long lost, bool paused);
+	/* bts-series: end */
 	unsigned int nr;
 	unsigned int arm_flags;
 	bool reserved;
@@ -302,6 +344,7 @@ static bool intel_bts_hw_debugctl_bts_works(void)
 	return intel_bts_ctl_works;
 }
 
+/* bts-series: from intel-stream */
 /*
  * intel_pmu_handle_irq() is the PMI handler of the Intel PMU driver from
  * architectural perfmon v2 on (intel_pmu_init()); v1 CPUs get core_pmu's
@@ -346,6 +389,7 @@ static void intel_bts_throttle_work_fn(struct irq_work *work)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/* bts-series: end */
 /**
  * intel_bts_probe_debugctl - can this CPU's DEBUGCTL BTS bits be set?
  *
@@ -390,11 +434,13 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.debugctl_read	= intel_bts_hw_debugctl_read,
 	.debugctl_write	= intel_bts_hw_debugctl_write,
 	.debugctl_bts_works = intel_bts_hw_debugctl_bts_works,
+	/* bts-series: from intel-stream */
 	.pmi_hooked	= intel_bts_hw_pmi_hooked,
 	.pmi_unmask	= intel_bts_hw_pmi_unmask,
 	.pmi_settle	= intel_bts_hw_pmi_settle,
 	.clock		= intel_bts_hw_clock,
 	.throttle	= intel_bts_hw_throttle,
+	/* bts-series: end */
 };
 
 /* ---- detection ---- */
@@ -469,7 +515,10 @@ static notrace void intel_bts_debugctl_update(const struct intel_bts_hw *hw,
  * intel_bts_ctl_bits - the DEBUGCTL bits to record with
  * @arm_flags: BTS_ARM_*
  *
- * Circular mode: TR and BTS set, BTINT clear; stream mode: BTINT set.
+ * Circular mode: TR and BTS set, BTINT clear.
+ * bts-series: from intel-stream
+ * Stream mode: BTINT set.
+ * bts-series: end
  * BTS_OFF_OS clear (kernel branches recorded), BTS_OFF_USR set unless
  * user branches are wanted.
  *
@@ -479,13 +528,16 @@ static u64 intel_bts_ctl_bits(unsigned int arm_flags)
 {
 	u64 ctl = DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS;
 
+	/* bts-series: from intel-stream */
 	if (arm_flags & BTS_ARM_STREAM)
 		ctl |= DEBUGCTLMSR_BTINT;
+	/* bts-series: end */
 	if (!(arm_flags & BTS_ARM_USER))
 		ctl |= DEBUGCTLMSR_BTS_OFF_USR;
 	return ctl;
 }
 
+/* bts-series: from intel-stream */
 /**
  * intel_bts_stream_free - stream mode's room above the interrupt threshold
  * @nr: records in the buffer
@@ -557,6 +609,7 @@ static notrace u64 intel_bts_budget_owed(u64 owed, u64 ran, u64 took,
 	return owed + div_u64(took * (100 - pct), pct);
 }
 
+/* bts-series: end */
 /*
  * Take @why as a reason to keep BTS stopped on this CPU, and stop it.
  * The bit first, then one read-modify-write clearing TR|BTS (always, even
@@ -596,8 +649,11 @@ static notrace void intel_bts_cpu_start(const struct intel_bts *bts,
  * the fields at the whole buffer in circular mode with the interrupt
  * threshold above the absolute maximum (so that neither BTINT nor perf's
  * intel_bts NMI handler ever sees a full buffer), then sets the DEBUGCTL
- * bits. In stream mode the threshold leaves intel_bts_stream_free()
- * records free below the absolute maximum instead, and BTINT is set.
+ * bits.
+ * bts-series: from intel-stream
+ * In stream mode the threshold leaves intel_bts_stream_free() records
+ * free below the absolute maximum instead, and BTINT is set.
+ * bts-series: end
  * A CPU stopped for good (kexec, crash) stays stopped.
  *
  * Return: 0, or -ENODEV when perf has no DS area or buffer for @cpu.
@@ -631,6 +687,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	ds->bts_absolute_maximum = base + (u64)c->nr * INTEL_BTS_RECORD_SIZE;
 	ds->bts_interrupt_threshold = ds->bts_absolute_maximum +
 				      INTEL_BTS_RECORD_SIZE;
+	/* bts-series: from intel-stream */
 	c->stream = bts->arm_flags & BTS_ARM_STREAM;
 	if (c->stream)
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum -
@@ -639,6 +696,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->drained = false;
 	c->owed = 0;
 	c->last_drain = hw->clock();
+	/* bts-series: end */
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
 
@@ -647,15 +705,22 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	 * nothing; after it, its freeze and thaw leave TR|BTS set, which
 	 * the write below sets too.
 	 */
+	/* bts-series: until intel-kexec */
+	c->stop = 0;
+	/* bts-series: end */
+	/* bts-series: from intel-kexec */
 	c->stop &= INTEL_BTS_STOP_DEAD;
+	/* bts-series: end */
 	barrier();
 	WRITE_ONCE(c->armed, true);
+	/* bts-series: from intel-stream */
 	/*
 	 * The LVT performance counter entry is masked after INIT, and until
 	 * perf programs it: the first interrupt would never come.
 	 */
 	if (c->stream)
 		hw->pmi_unmask();
+	/* bts-series: end */
 	intel_bts_cpu_start(bts, c, 0);
 	return 0;
 }
@@ -688,6 +753,7 @@ static notrace void intel_bts_clear_user(const struct intel_bts_cpu *c,
 	}
 }
 
+/* bts-series: from intel-stream */
 /**
  * intel_bts_cpu_drain - hand a stream-mode CPU's records to the stream
  * @bts:	the source
@@ -833,14 +899,18 @@ static notrace void intel_bts_cpu_pmi_exit(const struct intel_bts *bts,
  */
 #define INTEL_BTS_PMI_WAIT_US	1000
 
+/* bts-series: end */
 /**
  * intel_bts_cpu_disarm - stop BTS on one CPU and give perf its fields back
  * @bts:	the source
  * @c:		this CPU's state
  *
- * IRQs off, on the CPU. Stops BTS; in stream mode lets the interrupt of
- * a buffer past the threshold come and drain it (a drain here would
- * leave it to arrive with nobody to claim it), then hands the rest over.
+ * IRQs off, on the CPU. Stops BTS.
+ * bts-series: from intel-stream
+ * In stream mode it lets the interrupt of a buffer past the threshold
+ * come and drain it (a drain here would leave it to arrive with nobody to
+ * claim it), then hands the rest over.
+ * bts-series: end
  * Clears all five bits this file owns and writes perf's four DS BTS
  * fields back exactly as they were at arm time.
  */
@@ -848,14 +918,18 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 				 struct intel_bts_cpu *c)
 {
 	struct debug_store *ds = c->ds;
+	/* bts-series: from intel-stream */
 	unsigned int i;
+	/* bts-series: end */
 
 	if (!c->armed)
 		return;
 	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_DISARM);
+	/* bts-series: from intel-stream */
 	for (i = 0; c->stream && intel_bts_cpu_at_threshold(c) &&
 	     i < INTEL_BTS_PMI_WAIT_US; i++)
 		bts->hw->pmi_settle();
+	/* bts-series: end */
 	/*
 	 * Not armed first: a capture NMI from here on finds nothing to
 	 * freeze or thaw, and perf's PMI handler nothing to drain.
@@ -863,10 +937,19 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 	WRITE_ONCE(c->armed, false);
 	barrier();
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
+	/* bts-series: from intel-stream */
 	if (c->stream)
 		intel_bts_cpu_drain(bts, c);
+	/* bts-series: end */
+	/* bts-series: until intel-kexec */
+	c->stop = 0;
+	/* bts-series: end */
+	/* bts-series: from intel-kexec */
 	c->stop &= INTEL_BTS_STOP_DEAD;
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	c->stream = false;
+	/* bts-series: end */
 	ds->bts_buffer_base = c->perf.base;
 	ds->bts_index = c->perf.index;
 	ds->bts_absolute_maximum = c->perf.abs_max;
@@ -878,8 +961,10 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
  * another reason holds it. Nothing if the CPU is not armed. The core's
  * per-CPU freeze depth lets only the outermost freeze and the last thaw
  * reach them (an NMI in between only moves the depth, or freezes the
- * source itself when it lands inside the outer freeze). Neither drains:
- * the BTS interrupt does, in perf's PMI handler.
+ * source itself when it lands inside the outer freeze).
+ * bts-series: from intel-stream
+ * Neither drains: the BTS interrupt does, in perf's PMI handler.
+ * bts-series: end
  */
 static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
 					 struct intel_bts_cpu *c)
@@ -895,6 +980,7 @@ static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
 		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_FREEZE);
 }
 
+/* bts-series: from intel-kexec */
 /*
  * The machine is going down (kexec, reboot, crash): clear all five bits
  * on this CPU, whatever its state, and keep them clear: no later thaw,
@@ -909,6 +995,7 @@ static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
 }
 
+/* bts-series: end */
 /**
  * intel_bts_cpu_read - copy a frozen CPU's newest records, oldest first
  * @c:		the CPU's state
@@ -923,6 +1010,7 @@ static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
  * the slots below the index. An index outside the buffer (a DS area
  * changed behind our back) yields nothing; an index at the absolute
  * maximum is taken as the base, a misaligned one is rounded down.
+ * bts-series: from intel-stream
  *
  * In stream mode the buffer does not wrap: the records below the index
  * are the newest, and above it, up to where the last drain ended, lie the
@@ -930,6 +1018,7 @@ static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
  * window is partial until the first drain. A BTS interrupt that drains
  * while this copies (a freeze with IRQs off does not block NMIs) moves
  * only the index: the records stay as they are until the thaw.
+ * bts-series: end
  *
  * No locks, no allocation: NMI and oops safe.
  *
@@ -953,6 +1042,15 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	if (index < base || index - base > (u64)c->nr * INTEL_BTS_RECORD_SIZE)
 		return 0;
 	pos = div_u64(index - base, INTEL_BTS_RECORD_SIZE);
+	/* bts-series: until intel-stream */
+	if (pos == c->nr)
+		pos = 0;
+	next = &c->recs[pos];
+	wrapped = next->from || next->to;
+	size = c->nr;
+	avail = wrapped ? size : pos;
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	if (c->stream) {
 		/* [pos, size) then [0, pos): the previous round's tail */
 		size = max(pos, READ_ONCE(c->prev_end));
@@ -965,6 +1063,7 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 		size = c->nr;
 	}
 	avail = (c->stream || wrapped) ? size : pos;
+	/* bts-series: end */
 	if (!avail)
 		return 0;
 	n = min(n, avail);
@@ -1002,21 +1101,30 @@ static unsigned long intel_bts_kcore_addr(const void *p)
 static void intel_bts_cpu_live(const struct intel_bts_cpu *c,
 			       struct bts_live_slot *slot)
 {
+	/* bts-series: from intel-stream */
 	BUILD_BUG_ON(sizeof(c->prev_end) != sizeof(u32));
 	BUILD_BUG_ON(sizeof(c->drained) != sizeof(u8));
+	/* bts-series: end */
 	BUILD_BUG_ON(sizeof(c->ds->bts_index) != sizeof(u64));
 	memset(slot, 0, sizeof(*slot));
 	slot->source = BTS_SOURCE_HW;
+	/* bts-series: until intel-stream */
+	slot->kind = BTS_LIVE_CIRCULAR;
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	slot->kind = c->stream ? BTS_LIVE_STREAM : BTS_LIVE_CIRCULAR;
+	/* bts-series: end */
 	slot->nr = c->nr;
 	slot->flags = c->user ? 0 : BTS_LIVE_CLEAR_USER;
 	slot->recs = intel_bts_kcore_addr(c->recs);
 	slot->head = intel_bts_kcore_addr(&c->ds->bts_index);
 	slot->head_base = c->ds->bts_buffer_base;
+	/* bts-series: from intel-stream */
 	if (c->stream) {
 		slot->tail = intel_bts_kcore_addr(&c->prev_end);
 		slot->drained = intel_bts_kcore_addr(&c->drained);
 	}
+	/* bts-series: end */
 }
 
 /* ---- reservation: process context ---- */
@@ -1106,12 +1214,15 @@ static const char *intel_bts_reason(struct intel_bts *bts, int *err)
 
 static struct intel_bts intel_bts = {
 	.hw	= &intel_bts_real_hw,
+	/* bts-series: from intel-stream */
 	.emit	= bts_stream_emit,
+	/* bts-series: end */
 	.nr	= INTEL_BTS_NR_RECORDS,
 };
 
 static DEFINE_PER_CPU(struct intel_bts_cpu, intel_bts_cpus);
 
+/* bts-series: from intel-stream */
 /*
  * The budget's pause is over (intel_bts_throttle_work_fn() started it,
  * pinned to the CPU). Hard IRQ context. A timer that its CPU's going
@@ -1126,6 +1237,7 @@ static enum hrtimer_restart intel_bts_throttle_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* bts-series: end */
 static DEFINE_MUTEX(intel_bts_mutex);
 static int intel_bts_hp_state;	/* cpuhp state while armed, else 0 */
 
@@ -1188,8 +1300,14 @@ static unsigned int intel_bts_capacity(void)
  *
  * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
  * -EOPNOTSUPP when user branches are to be left out but the CPU has no
- * DS-CPL (CPL-qualified BTS), or stream mode is asked for where perf's
- * PMI handler does not call this source's hooks.
+ * DS-CPL (CPL-qualified BTS)
+ * bts-series: until intel-stream
+ * or stream mode is asked for.
+ * bts-series: end
+ * bts-series: from intel-stream
+ * or stream mode is asked for where perf's PMI handler does not call this
+ * source's hooks.
+ * bts-series: end
  */
 static int intel_bts_arm(unsigned int arm_flags)
 {
@@ -1204,10 +1322,16 @@ static int intel_bts_arm(unsigned int arm_flags)
 	if (why)
 		goto out;
 	ret = -EOPNOTSUPP;
+	/* bts-series: until intel-stream */
+	if (arm_flags & BTS_ARM_STREAM)
+		goto out;
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	if ((arm_flags & BTS_ARM_STREAM) && !intel_bts.hw->pmi_hooked()) {
 		pr_info("stream mode needs the Intel PMU driver's PMI handler (perfmon v2)\n");
 		goto out;
 	}
+	/* bts-series: end */
 	if (!(arm_flags & BTS_ARM_USER) &&
 	    !intel_bts.hw->has_feature(X86_FEATURE_DSCPL)) {
 		pr_info("no DS-CPL: user branches cannot be left out; enable the user option\n");
@@ -1221,12 +1345,16 @@ static int intel_bts_arm(unsigned int arm_flags)
 		goto out;
 	}
 	intel_bts.arm_flags = arm_flags;
+	/* bts-series: from intel-stream */
 	if (arm_flags & BTS_ARM_STREAM)
 		static_branch_enable(&intel_bts_trace_pmi_key);
+	/* bts-series: end */
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/intel/bts_trace:online",
 				intel_bts_cpu_online, intel_bts_cpu_offline);
 	if (ret < 0) {
+		/* bts-series: from intel-stream */
 		static_branch_disable(&intel_bts_trace_pmi_key);
+		/* bts-series: end */
 		intel_bts_release(&intel_bts);
 		goto out;
 	}
@@ -1246,16 +1374,20 @@ static void intel_bts_disarm(void)
 {
 	mutex_lock(&intel_bts_mutex);
 	if (intel_bts_hp_state) {
+		/* bts-series: from intel-stream */
 		int cpu;
 
+		/* bts-series: end */
 		cpuhp_remove_state(intel_bts_hp_state);
 		intel_bts_hp_state = 0;
+		/* bts-series: from intel-stream */
 		/* no budget pause outlives the arming it belongs to */
 		for_each_possible_cpu(cpu) {
 			irq_work_sync(per_cpu_ptr(&intel_bts_throttle_work, cpu));
 			hrtimer_cancel(per_cpu_ptr(&intel_bts_throttle_timer, cpu));
 		}
 		static_branch_disable(&intel_bts_trace_pmi_key);
+		/* bts-series: end */
 		intel_bts_release(&intel_bts);
 	}
 	mutex_unlock(&intel_bts_mutex);
@@ -1279,12 +1411,14 @@ static notrace void intel_bts_thaw_this_cpu(void)
 	intel_bts_cpu_thaw(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
+/* bts-series: from intel-kexec */
 /* The machine is going down: see intel_bts_cpu_stop_for_good(). */
 static notrace void intel_bts_stop_this_cpu(void)
 {
 	intel_bts_cpu_stop_for_good(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
+/* bts-series: end */
 static notrace unsigned int intel_bts_read_this_cpu(struct bts_record *buf,
 						    unsigned int n,
 						    enum bts_window *window)
@@ -1303,9 +1437,12 @@ static struct bts_source intel_bts_source = {
 	.freeze_this_cpu	= intel_bts_freeze_this_cpu,
 	.thaw_this_cpu		= intel_bts_thaw_this_cpu,
 	.read_this_cpu		= intel_bts_read_this_cpu,
+	/* bts-series: from intel-kexec */
 	.stop_this_cpu		= intel_bts_stop_this_cpu,
+	/* bts-series: end */
 };
 
+/* bts-series: from intel-kexec */
 /*
  * Resume from suspend: perf_restore_debug_store() wrote DS_AREA back but
  * nothing restores DEBUGCTL. Re-enable BTS on the boot CPU (the only one
@@ -1321,6 +1458,8 @@ static void intel_bts_resume(void *data)
 					  c->ctl);
 }
 
+/* bts-series: end */
+/* bts-series: from intel-stream */
 /*
  * The hooks perf's PMI handler calls (perf_event.h), while a stream-mode
  * arming has the key on: every NMI of every CPU passes here then.
@@ -1345,7 +1484,9 @@ notrace void __intel_bts_trace_pmi_exit(void)
 {
 	intel_bts_cpu_pmi_exit(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
+/* bts-series: end */
 
+/* bts-series: from intel-kexec */
 static void intel_bts_stop_ipi(void *info)
 {
 	intel_bts_stop_this_cpu();
@@ -1395,11 +1536,22 @@ static void __init intel_bts_stop_leftover(void *left)
 	}
 }
 
+/* bts-series: end */
 static int __init intel_bts_init(void)
 {
 	const char *why;
+	/* bts-series: until intel-stream */
+	int ret;
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	int cpu, ret;
+	/* bts-series: end */
 
+	/* bts-series: until intel-kexec */
+	if (boot_cpu_has(X86_FEATURE_BTS))
+		intel_bts_ctl_works = intel_bts_probe_debugctl();
+	/* bts-series: end */
+	/* bts-series: from intel-kexec */
 	if (boot_cpu_has(X86_FEATURE_BTS)) {
 		atomic_t left = ATOMIC_INIT(0);
 
@@ -1409,6 +1561,8 @@ static int __init intel_bts_init(void)
 				atomic_read(&left));
 		intel_bts_ctl_works = intel_bts_probe_debugctl();
 	}
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	for_each_possible_cpu(cpu) {
 		struct hrtimer *t = per_cpu_ptr(&intel_bts_throttle_timer, cpu);
 
@@ -1417,13 +1571,22 @@ static int __init intel_bts_init(void)
 		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		t->function = intel_bts_throttle_fn;
 	}
+	/* bts-series: end */
 	why = intel_bts_static_reason(intel_bts.hw, &ret);
+	/* bts-series: until intel-kexec */
+	if (why)
+		pr_info("%s\n", why);
+	else
+		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
+	/* bts-series: end */
+	/* bts-series: from intel-kexec */
 	if (why) {
 		pr_info("%s\n", why);
 	} else {
 		register_syscore(&intel_bts_syscore);
 		pr_info("BTS available: %u records per CPU\n", intel_bts.nr);
 	}
+	/* bts-series: end */
 	/* Registered either way, so that users see it and why it is off. */
 	ret = bts_register_source(&intel_bts_source);
 	if (ret)
@@ -1432,6 +1595,9 @@ static int __init intel_bts_init(void)
 }
 device_initcall(intel_bts_init);
 
+/* bts-series: from kunit */
 #ifdef CONFIG_BTS_TRACER_KUNIT_TEST
 #include "bts_trace_kunit.c"
 #endif
+
+/* bts-series: end */
