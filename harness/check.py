@@ -66,6 +66,12 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-reboot: yes            QEMU resets on a reboot instead of exiting
                                (RAM is kept): the test runs again in the
                                next boot, and /init powers off at the end
+  # bts-live: no, REASON       as a kselftest (make kselftest, or on a
+                               machine of one's own) it skips with REASON
+  # bts-live: test-kernel, REASON
+                               as a kselftest it runs only where
+                               bts/test_fault exists and panic_on_oops is
+                               0 (it oopses its own process), else skips
 
 A file NAME.host next to NAME.sh is run on the host after the boot, with
 the console log and the share folder as arguments (and BTS_EXPECT=sw|hw,
@@ -632,9 +638,11 @@ def main():
                 boots.append(Boot("shared", tests, timeout=600, machine=m))
         # the tests as a kselftest, through its runner, as on a machine of
         # one's own: the safe ones run, the rest skip with the reason
-        # (what the tests it runs provoke on purpose is expected there too)
+        # (what the tests it runs provoke on purpose is expected there too:
+        # those without a bts-live line, and on the test kernel those that
+        # fault through bts/test_fault, "bts-live: test-kernel, ...")
         ks_expect = sorted({e.strip() for path in glob.glob(os.path.join(TESTS, "[0-9]*.sh"))
-                            if not directives(path).get("live")
+                            if not directives(path).get("live", "").startswith("no,")
                             for e in directives(path)["expect"].split(",") if e.strip()})
         for m in ("sw", "hw"):
             boots.append(Boot("kselftest", ["kselftest"], timeout=2400, machine=m,

@@ -10,6 +10,9 @@
 DIRECT=/sys/kernel/debug/provoke-crash/DIRECT
 
 arm() {
+	# (as a kselftest a test before may have left tracing off: the
+	# capture's history would not reach the ring buffer)
+	echo 1 > $T/tracing_on
 	echo bts > $T/current_tracer
 	# debug kernels (lockdep, KASAN) make many more calls per printk
 	if dmesg | grep -q 'KernelAddressSanitizer initialized'; then

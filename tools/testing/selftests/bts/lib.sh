@@ -89,11 +89,21 @@ skip_all() {
 # Outside the project's VM, a test whose header says it must not run on a
 # live machine ("# bts-live: no, REASON") or that needs the Intel source
 # where there is none ("# bts-machines:" naming hw machines only) skips,
-# with the reason, before it does anything.
+# with the reason, before it does anything. One that oopses its own
+# process through bts/test_fault ("# bts-live: test-kernel, REASON") runs
+# only on a test kernel (CONFIG_BTS_TRACER_TESTING) whose oopses do not
+# panic (panic_on_oops 0), and leaves the tracer as it found it.
 if [ -z "${BTS_HARNESS:-}" ]; then
 	_live=$(sed -n 's/^# bts-live: no, //p' "$0" | head -1)
+	_tk=$(sed -n 's/^# bts-live: test-kernel, //p' "$0" | head -1)
 	_mach=$(sed -n 's/^# bts-machines: //p' "$0" | head -1)
 	[ -n "$_live" ] && skip_all "$_live"
+	if [ -n "$_tk" ]; then
+		[ -e $B/test_fault ] ||
+			skip_all "$_tk: test kernels only (bts/test_fault, CONFIG_BTS_TRACER_TESTING)"
+		_pop=$(cat /proc/sys/kernel/panic_on_oops)
+		[ "$_pop" = 0 ] || skip_all "$_tk: panic_on_oops is $_pop, it would panic this machine"
+	fi
 	case " $_mach " in
 	*" sw "*|"  ") ;;
 	*) [ "$EXPECT" = hw ] || skip_all "needs the Intel source (BTS): this machine has none" ;;
