@@ -22,6 +22,7 @@
  * Built against Debian's crash 8.0.2 (crash package: /usr/include/crash/
  * defs.h): make -C tools/bts-dump crash-extension.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,8 +55,10 @@
 #define DUMP_USER	4u
 #define DUMP_EMPTY	8u
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const char *const reasons[] = { "dump", "oops", "BUG", "panic", "GPF", "WARN" };
-#define NR_REASONS	((unsigned int)(sizeof(reasons) / sizeof(reasons[0])))
+#define NR_REASONS	((unsigned int)ARRAY_SIZE(reasons))
 
 struct rec {
 	uint64_t from, to, flags;
@@ -89,6 +92,20 @@ static char why[512];
 static int fail(const char *msg)
 {
 	snprintf(why, sizeof(why), "%s", msg);
+	return -1;
+}
+
+/* "@what 0x@table: " and the rest as @fmt says in @why; -1. */
+static int __attribute__((format(printf, 3, 4)))
+table_fail(const char *what, uint64_t table, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(why, sizeof(why), "%s 0x%llx: ", what, (unsigned long long)table);
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -132,7 +149,7 @@ static void copy_str(char *dst, size_t size, const unsigned char *src, size_t n)
 }
 
 /* A slot's dump header, checked as bts-dump's dump.c checks a file's. */
-static int header(const unsigned char *b, const char *what, struct history *h)
+static int read_header(const unsigned char *b, const char *what, struct history *h)
 {
 	uint32_t build_id_size;
 
@@ -160,14 +177,16 @@ static int header(const unsigned char *b, const char *what, struct history *h)
 	h->lost = le64(b + 64);
 	copy_str(h->source, sizeof(h->source), b + 72, 16);
 	if (!h->source[0])
-		strcpy(h->source, le16(b + 14) == 1 ? "intel_bts" : "sw");
+		snprintf(h->source, sizeof(h->source), "%s",
+			 le16(b + 14) == 1 ? "intel_bts" : "sw");
 	copy_str(h->release, sizeof(h->release), b + 88, 64);
 	build_id_size = le32(b + 172);
 	if (h->count > h->capacity || h->capacity > MAX_RECORDS)
 		return snprintf(why, sizeof(why), "%s: header offset 20: count %u, capacity %u",
 				what, h->count, h->capacity), -1;
 	if (h->reason >= NR_REASONS)
-		return snprintf(why, sizeof(why), "%s: header offset 32: reason %u", what, h->reason), -1;
+		return snprintf(why, sizeof(why), "%s: header offset 32: reason %u",
+				what, h->reason), -1;
 	if (h->fault_index != NO_FAULT && h->fault_index >= h->count)
 		return snprintf(why, sizeof(why), "%s: header offset 36: fault_index %u, but %u records",
 				what, h->fault_index, h->count), -1;
@@ -180,7 +199,7 @@ static int header(const unsigned char *b, const char *what, struct history *h)
 }
 
 /* Slot @i at physical @at: its history, or -1 with @why set. */
-static int slot(uint64_t at, uint32_t i, uint32_t page_size, struct history *h)
+static int read_slot(uint64_t at, uint32_t i, uint32_t page_size, struct history *h)
 {
 	unsigned char s[SLOT_SIZE];
 	char what[32];
@@ -189,7 +208,7 @@ static int slot(uint64_t at, uint32_t i, uint32_t page_size, struct history *h)
 	unsigned char *raw;
 
 	snprintf(what, sizeof(what), "slot %u", i);
-	if (read_phys(at, s, sizeof(s), what) || header(s, what, h))
+	if (read_phys(at, s, sizeof(s), what) || read_header(s, what, h))
 		return -1;
 	recs_offset = le32(s + HEADER_SIZE);
 	nr_pages = le32(s + HEADER_SIZE + 4);
@@ -229,19 +248,22 @@ static int cross_check(uint32_t i, const struct history *h)
 	char *v;
 	int bad = 0;
 
-	if ((v = info("KERNELOFFSET"))) {
+	v = info("KERNELOFFSET");
+	if (v) {
 		if (strtoull(v, NULL, 16) != h->kaslr)
 			bad = snprintf(why, sizeof(why), "slot %u (cpu %u): kaslr_offset 0x%llx, but VMCOREINFO has KERNELOFFSET=%s: the bts table is not this crash's",
 				       i, h->cpu, (unsigned long long)h->kaslr, v);
 		free(v);
 	}
-	if (!bad && (v = info("OSRELEASE"))) {
+	v = bad ? NULL : info("OSRELEASE");
+	if (v) {
 		if (h->release[0] && strcmp(v, h->release))
 			bad = snprintf(why, sizeof(why), "slot %u (cpu %u): release \"%s\", but VMCOREINFO has OSRELEASE=%s: the bts table is not this crash's",
 				       i, h->cpu, h->release, v);
 		free(v);
 	}
-	if (!bad && (v = info("BUILD-ID"))) {
+	v = bad ? NULL : info("BUILD-ID");
+	if (v) {
 		size_t n = strlen(v), m = strlen(h->build_id);
 
 		if (m && (n > m || strncasecmp(v, h->build_id, n) ||
@@ -264,6 +286,7 @@ static int capture_read(struct capture *c, int *slot_errors)
 {
 	unsigned char t[TABLE_SIZE];
 	uint32_t tversion, table_size, slot_size, nr_written, page_size;
+	const char *what = "bts table at physical";
 	uint64_t table;
 	char *v = info("BTS_TABLE"), *end;
 
@@ -288,20 +311,26 @@ static int capture_read(struct capture *c, int *slot_errors)
 	page_size = le32(t + 28);
 	c->reason = le32(t + 32);
 	c->fault_cpu = (int32_t)le32(t + 36);
-#define BAD(...) return snprintf(why, sizeof(why), "bts table at physical 0x%llx: " __VA_ARGS__), -1
 	if (tversion != 1)
-		BAD("offset 8: version %u, this reader knows 1", (unsigned long long)table, tversion);
+		return table_fail(what, table, "offset 8: version %u, this reader knows 1",
+				  tversion);
 	if (table_size < TABLE_SIZE || table_size > 4096)
-		BAD("offset 12: table_size %u (%d to 4096)", (unsigned long long)table, table_size, TABLE_SIZE);
+		return table_fail(what, table, "offset 12: table_size %u (%d to 4096)",
+				  table_size, TABLE_SIZE);
 	if (slot_size < SLOT_SIZE || slot_size > 4096)
-		BAD("offset 16: slot_size %u (%d to 4096)", (unsigned long long)table, slot_size, SLOT_SIZE);
+		return table_fail(what, table, "offset 16: slot_size %u (%d to 4096)",
+				  slot_size, SLOT_SIZE);
 	if (c->nr_slots > MAX_SLOTS)
-		BAD("offset 20: nr_slots %u is more than %d CPUs", (unsigned long long)table, c->nr_slots, MAX_SLOTS);
+		return table_fail(what, table, "offset 20: nr_slots %u is more than %d CPUs",
+				  c->nr_slots, MAX_SLOTS);
 	if (nr_written > c->nr_slots)
-		BAD("offset 24: nr_written %u is more than the %u slots", (unsigned long long)table, nr_written, c->nr_slots);
+		return table_fail(what, table, "offset 24: nr_written %u is more than the %u slots",
+				  nr_written, c->nr_slots);
 	if (page_size < 4096 || page_size > 65536 || (page_size & (page_size - 1)))
-		BAD("offset 28: page_size %u is not a power of two from 4096 to 65536", (unsigned long long)table, page_size);
-	if ((v = info("PAGESIZE"))) {
+		return table_fail(what, table, "offset 28: page_size %u is not a power of two from 4096 to 65536",
+				  page_size);
+	v = info("PAGESIZE");
+	if (v) {
 		int differ = strtoul(v, NULL, 10) != page_size;
 
 		if (differ)
@@ -312,8 +341,7 @@ static int capture_read(struct capture *c, int *slot_errors)
 			return -1;
 	}
 	if (c->reason >= NR_REASONS)
-		BAD("offset 32: reason %u", (unsigned long long)table, c->reason);
-#undef BAD
+		return table_fail(what, table, "offset 32: reason %u", c->reason);
 	if (!nr_written) {
 		snprintf(why, sizeof(why), "no capture was kept: the crash path reached bts, but none of the %u slots of the bts table at physical 0x%llx is written (nothing captured since it was cleared?)",
 			 c->nr_slots, (unsigned long long)table);
@@ -323,7 +351,7 @@ static int capture_read(struct capture *c, int *slot_errors)
 	for (uint32_t i = 0; i < nr_written; i++) {
 		struct history *h = &c->h[c->n];
 
-		if (slot(table + table_size + (uint64_t)i * slot_size, i, page_size, h)) {
+		if (read_slot(table + table_size + (uint64_t)i * slot_size, i, page_size, h)) {
 			fprintf(fp, "bts: %s\n", why);
 			(*slot_errors)++;
 			continue;
@@ -358,13 +386,17 @@ static int live_history(const unsigned char *s, uint32_t cpu, struct history *h)
 		return 0;
 	snprintf(what, sizeof(what), "live slot of cpu %u", cpu);
 	if (source != 1 && source != 2)
-		return snprintf(why, sizeof(why), "%s: offset 4: source %u is none of [1, 2]", what, source), -1;
+		return snprintf(why, sizeof(why), "%s: offset 4: source %u is none of [1, 2]",
+				what, source), -1;
 	if (kind < LIVE_COUNT || kind > LIVE_STREAM)
-		return snprintf(why, sizeof(why), "%s: offset 6: kind %u is none of 1, 2, 3", what, kind), -1;
+		return snprintf(why, sizeof(why), "%s: offset 6: kind %u is none of 1, 2, 3",
+				what, kind), -1;
 	if (!nr || nr > MAX_RECORDS)
-		return snprintf(why, sizeof(why), "%s: offset 8: nr %u (1 to %u)", what, nr, MAX_RECORDS), -1;
+		return snprintf(why, sizeof(why), "%s: offset 8: nr %u (1 to %u)",
+				what, nr, MAX_RECORDS), -1;
 	if (kind == LIVE_STREAM && (!tail || !drained))
-		return snprintf(why, sizeof(why), "%s: a stream slot without tail or drained", what), -1;
+		return snprintf(why, sizeof(why), "%s: a stream slot without tail or drained",
+				what), -1;
 	if (!head)
 		return snprintf(why, sizeof(why), "%s: offset 24: head is NULL", what), -1;
 	if (read_virt(head, b8, 8, what))
@@ -389,7 +421,8 @@ static int live_history(const unsigned char *s, uint32_t cpu, struct history *h)
 		if (kind == LIVE_CIRCULAR) {
 			if (pos == nr)
 				pos = 0;
-			wrapped = le64(raw + pos * RECORD_SIZE) || le64(raw + pos * RECORD_SIZE + 8);
+			wrapped = le64(raw + pos * RECORD_SIZE) ||
+				  le64(raw + pos * RECORD_SIZE + 8);
 			end = wrapped ? nr : pos;
 		} else {
 			if (read_virt(tail, b4, 4, what) || read_virt(drained, &b1, 1, what)) {
@@ -423,7 +456,7 @@ static int live_history(const unsigned char *s, uint32_t cpu, struct history *h)
 	}
 	h->count = n;
 	h->capacity = nr;
-	strcpy(h->source, source == 1 ? "intel_bts" : "sw");
+	snprintf(h->source, sizeof(h->source), "%s", source == 1 ? "intel_bts" : "sw");
 	if (!n)
 		h->flags |= DUMP_EMPTY;
 	else if (wrapped)
@@ -437,6 +470,7 @@ static int live_history(const unsigned char *s, uint32_t cpu, struct history *h)
 static int live_read(struct capture *c, int *slot_errors)
 {
 	unsigned char t[LIVE_TABLE_SIZE], b8[8];
+	const char *what = "bts live table at";
 	uint32_t table_size, slot_size;
 	uint64_t table;
 
@@ -453,21 +487,23 @@ static int live_read(struct capture *c, int *slot_errors)
 		return fail("bts_live is NULL: the bts core did not start (out of memory at boot?)");
 	if (read_virt(table, t, sizeof(t), "the bts live table"))
 		return -1;
-#define BAD(...) return snprintf(why, sizeof(why), "bts live table at 0x%llx: " __VA_ARGS__), -1
 	if (memcmp(t, LIVE_MAGIC, 8))
-		BAD("offset 0: bad magic", (unsigned long long)table);
+		return table_fail(what, table, "offset 0: bad magic");
 	if (le32(t + 8) != 1)
-		BAD("offset 8: version %u, this reader knows 1", (unsigned long long)table, le32(t + 8));
+		return table_fail(what, table, "offset 8: version %u, this reader knows 1",
+				  le32(t + 8));
 	table_size = le32(t + 12);
 	slot_size = le32(t + 16);
 	c->nr_slots = le32(t + 20);
 	if (table_size < LIVE_TABLE_SIZE || table_size > 4096)
-		BAD("offset 12: table_size %u (%d to 4096)", (unsigned long long)table, table_size, LIVE_TABLE_SIZE);
+		return table_fail(what, table, "offset 12: table_size %u (%d to 4096)",
+				  table_size, LIVE_TABLE_SIZE);
 	if (slot_size < LIVE_SLOT_SIZE || slot_size > 4096)
-		BAD("offset 16: slot_size %u (%d to 4096)", (unsigned long long)table, slot_size, LIVE_SLOT_SIZE);
+		return table_fail(what, table, "offset 16: slot_size %u (%d to 4096)",
+				  slot_size, LIVE_SLOT_SIZE);
 	if (!c->nr_slots || c->nr_slots > MAX_SLOTS)
-		BAD("offset 20: nr_slots %u (1 to %d CPUs)", (unsigned long long)table, c->nr_slots, MAX_SLOTS);
-#undef BAD
+		return table_fail(what, table, "offset 20: nr_slots %u (1 to %d CPUs)",
+				  c->nr_slots, MAX_SLOTS);
 	for (uint32_t cpu = 0; cpu < c->nr_slots; cpu++) {
 		uint64_t at = table + table_size + (uint64_t)cpu * slot_size;
 		struct history *h = &c->h[c->n];
@@ -522,13 +558,17 @@ static void end_text(uint64_t addr, int cleared, int raw)
 
 	if (cleared) {
 		fprintf(fp, "[user]");
-	} else if (raw) {
-		fprintf(fp, "%016llx", (unsigned long long)addr);
-	} else if (!is_user(addr) && (sp = value_search((ulong)addr, &off))) {
-		fprintf(fp, "%s+0x%lx", sp->name, off);
-	} else {
-		fprintf(fp, "0x%llx", (unsigned long long)addr);
+		return;
 	}
+	if (raw) {
+		fprintf(fp, "%016llx", (unsigned long long)addr);
+		return;
+	}
+	sp = is_user(addr) ? NULL : value_search((ulong)addr, &off);
+	if (sp)
+		fprintf(fp, "%s+0x%lx", sp->name, off);
+	else
+		fprintf(fp, "0x%llx", (unsigned long long)addr);
 }
 
 static void header_text(const struct history *h)
@@ -564,7 +604,8 @@ static void print_text(const struct history *h, int raw)
 {
 	header_text(h);
 	if (!h->count)
-		fprintf(fp, "  (no records%s)\n", h->flags & DUMP_EMPTY ? ": nothing recorded since arming" : "");
+		fprintf(fp, "  (no records%s)\n",
+			h->flags & DUMP_EMPTY ? ": nothing recorded since arming" : "");
 	for (uint32_t i = 0; i < h->count; i++) {
 		const struct rec *r = &h->recs[i];
 		int cl = !!(r->flags & FLAG_USER_CLEARED);
@@ -603,7 +644,8 @@ static void json_end(const char *which, uint64_t addr, int cleared, int raw)
 		return;
 	}
 	fprintf(fp, ",\"%s\":\"0x%llx\",\"%s_sym\":", which, (unsigned long long)addr, which);
-	if (!raw && !is_user(addr) && (sp = value_search((ulong)addr, &off))) {
+	sp = raw || is_user(addr) ? NULL : value_search((ulong)addr, &off);
+	if (sp) {
 		json_str(sp->name);
 		fprintf(fp, ",\"%s_off\":%lu", which, off);
 	} else {
@@ -689,7 +731,8 @@ static void cmd_bts(void)
 	}
 	qsort(c.h, c.n, sizeof(c.h[0]), cpu_cmp);
 	if (!json && live)
-		fprintf(fp, "bts live: the current histories, %u of %u CPUs recording\n", c.n, c.nr_slots);
+		fprintf(fp, "bts live: the current histories, %u of %u CPUs recording\n",
+			c.n, c.nr_slots);
 	else if (!json)
 		fprintf(fp, "bts capture: %s, faulting CPU ", reasons[c.reason]);
 	if (!json && !live && c.fault_cpu >= 0)
@@ -737,8 +780,8 @@ static struct command_table_entry command_table[] = {
 	{ NULL, NULL, NULL, 0 }
 };
 
-void __attribute__((constructor)) bts_init(void);
-void __attribute__((destructor)) bts_fini(void);
+void bts_init(void);
+void bts_fini(void);
 
 void __attribute__((constructor)) bts_init(void)
 {

@@ -28,6 +28,8 @@
 #define BTS_FLAG_FAULT		(1ULL << 62)
 #define BTS_FLAG_SW		(1ULL << 63)
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define MAX_CPUS	4096
 #define STACK_MAX	64
 #define MAX_INDENT	24
@@ -98,14 +100,18 @@ static const char *apply(struct tep_handle *tep, struct cpu_stack *cs,
 		kind = "jmp?";
 		if (!cs->n)
 			push(cs, tf);
-	} else if ((i = find(cs, tf, cs->n - 1)) >= 0) {
-		kind = "ret?";
-		cs->n = i + 1;
-		*depth = i + 1;
 	} else {
-		kind = is_user(from) != is_user(to) ? (is_user(from) ? "entry?" : "exit?") : "ret?";
-		cs->n = 0;
-		push(cs, tf);
+		i = find(cs, tf, cs->n - 1);
+		if (i >= 0) {
+			kind = "ret?";
+			cs->n = i + 1;
+			*depth = i + 1;
+		} else {
+			kind = is_user(from) != is_user(to) ?
+			       (is_user(from) ? "entry?" : "exit?") : "ret?";
+			cs->n = 0;
+			push(cs, tf);
+		}
 	}
 	return kind;
 }
@@ -164,7 +170,7 @@ static int bts_handler(struct trace_seq *s, struct tep_record *record,
 	/* " [fault]" as the kernel prints it, so greps for it keep working */
 	if (flags & BTS_FLAG_FAULT)
 		trace_seq_printf(s, " [fault] <== %s",
-				 reason < sizeof(reasons) / sizeof(reasons[0]) ? reasons[reason] : "?");
+				 reason < ARRAY_SIZE(reasons) ? reasons[reason] : "?");
 	trace_seq_puts(s, flags & BTS_FLAG_SW ? " [sw]" : " [bts]");
 	/*
 	 * The low 32 bits of both addresses, as the kernel prints them: they

@@ -117,7 +117,8 @@ static void add_folded(struct analysis *a, const char *s, size_t n)
 		a->folded = t;
 		a->folded_mask = mask;
 	}
-	for (i = hash_str(s, n) & a->folded_mask; a->folded[i].stack; i = (i + 1) & a->folded_mask) {
+	for (i = hash_str(s, n) & a->folded_mask; a->folded[i].stack;
+	     i = (i + 1) & a->folded_mask) {
 		if (strlen(a->folded[i].stack) == n && !memcmp(a->folded[i].stack, s, n)) {
 			a->folded[i].count++;
 			return;

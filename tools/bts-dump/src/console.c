@@ -176,7 +176,8 @@ static bool parse_low(const char *t, size_t n, struct entry *e)
 	if ((e->from.raw && (uint32_t)e->from.value != a) ||
 	    (e->to.raw && (uint32_t)e->to.value != b))
 		return false;
-	e->from.has_low = e->to.has_low = 1;
+	e->from.has_low = 1;
+	e->to.has_low = 1;
 	e->from.low = (uint32_t)a;
 	e->to.low = (uint32_t)b;
 	return true;
@@ -194,8 +195,10 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	    !parse_u(t + 4, n - 4, 10, &v) || v > UINT32_MAX)
 		return false;
 	e->cpu = (uint32_t)v;
-	if (!token(&p, end, &t, &n) || !(slash = memchr(t, '/', n)) ||
-	    !parse_u(t, (size_t)(slash - t), 10, &v) || v > UINT32_MAX)
+	if (!token(&p, end, &t, &n))
+		return false;
+	slash = memchr(t, '/', n);
+	if (!slash || !parse_u(t, (size_t)(slash - t), 10, &v) || v > UINT32_MAX)
 		return false;
 	e->pos = (uint32_t)v;
 	if (!parse_u(slash + 1, (size_t)(t + n - slash - 1), 10, &v) || v > UINT32_MAX ||
@@ -220,9 +223,11 @@ static bool parse_entry(const char *p, const char *end, struct entry *e)
 	while (token(&p, end, &t, &n)) {
 		if (t[0] == '@') {
 			/* once, before the markers */
-			if (e->from.has_low || e->fault || e->sw || e->reason || !parse_low(t, n, e))
+			if (e->from.has_low || e->fault || e->sw || e->reason ||
+			    !parse_low(t, n, e))
 				return false;
-		} else if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw && !e->reason) {
+		} else if (n == 7 && !memcmp(t, "[fault]", 7) && !e->fault && !e->sw &&
+			   !e->reason) {
 			e->fault = true;
 		} else if (n == 4 && !memcmp(t, "[sw]", 4) && !e->sw && !e->reason) {
 			e->sw = true;
@@ -372,7 +377,8 @@ static void add_entry(struct state *st, const struct entry *e)
 		b->missing += e->pos - b->next_pos;
 	b->next_pos = e->pos + 1;
 	if ((d->count & (d->count - 1)) == 0 || !d->records)
-		d->records = xrealloc(d->records, (d->count ? d->count * 2 : 1) * sizeof(*d->records));
+		d->records = xrealloc(d->records,
+				      (d->count ? d->count * 2 : 1) * sizeof(*d->records));
 	d->records[d->count] = (struct bts_rec){
 		.flags = (e->fault ? BTS_FLAG_FAULT : 0) | (e->sw ? BTS_FLAG_SW : 0),
 	};
@@ -441,7 +447,8 @@ static bool parse_history(const char *p, const char *end, struct history_line *h
 	memset(h, 0, sizeof(*h));
 	p += strlen("bts_history ");
 	if (!field_u32(&p, end, "cpu:", &h->cpu) || !field_u32(&p, end, "nr:", &h->nr) ||
-	    !field_u32(&p, end, "reason:", &h->reason) || !field_hex(&p, end, "stext:", &h->stext) ||
+	    !field_u32(&p, end, "reason:", &h->reason) ||
+	    !field_hex(&p, end, "stext:", &h->stext) ||
 	    !field_hex(&p, end, "kaslr:", &h->kaslr))
 		return false;
 	if (!field(&p, end, "release:", &v, &n) || n >= sizeof(h->release))
@@ -510,11 +517,10 @@ static void parse_line(struct state *st, const char *line, const char *end, size
 	for (const char *p = line; p + sizeof(hist) - 1 < end; p++) {
 		if (memcmp(p, hist, sizeof(hist) - 1) || (p > line && p[-1] != ' '))
 			continue;
-		if (parse_history(p, end, &h)) {
+		if (parse_history(p, end, &h))
 			add_history(st, &h, timestamp(line, p));
-		} else if (!st->bad_headers++) {
+		else if (!st->bad_headers++)
 			st->bad_header_line = lineno;
-		}
 		return;
 	}
 	for (const char *p = line; p + 4 < end; p++) {
@@ -682,7 +688,8 @@ static size_t by_low_bits(struct console_pending *pend, struct dump_list *list,
 			cap = cap ? cap * 2 : 256;
 			diffs = xrealloc(diffs, cap * sizeof(*diffs));
 		}
-		diffs[nd++] = (struct low_diff){ r->dump, r->low - (uint32_t)(r->start + r->value) };
+		diffs[nd++] = (struct low_diff){ r->dump,
+						 r->low - (uint32_t)(r->start + r->value) };
 	}
 	if (nd)
 		qsort(diffs, nd, sizeof(*diffs), cmp_low_diff);
@@ -751,7 +758,8 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 		const struct console_ref *r = &pend->refs[i];
 
 		if (!refs[r->dump])
-			refs[r->dump] = xcalloc(2 * (size_t)list->d[r->dump].count + 1, sizeof(size_t));
+			refs[r->dump] = xcalloc(2 * (size_t)list->d[r->dump].count + 1,
+						sizeof(size_t));
 		refs[r->dump][2 * (size_t)r->rec + r->which] = i;
 	}
 	for (int pass = 0; pass < 6; pass++) {
@@ -767,7 +775,8 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 				if (!to->doubt || from->doubt == DOUBT_UNKNOWN ||
 				    (from->raw && !from->value) || (!from->raw && !from->start))
 					continue;
-				if (resolver_branch_target(res, (from->raw ? 0 : from->start) + from->value, &t))
+				if (resolver_branch_target(res, (from->raw ? 0 : from->start) +
+							   from->value, &t))
 					changed |= choose(pend, st, to, t - to->value, from->doubt);
 			}
 		}
@@ -780,12 +789,16 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 				struct console_ref *to = &pend->refs[refs[d][2 * (size_t)i + 1]];
 
 				for (uint32_t j = i; to->doubt == DOUBT_UNKNOWN && j-- > 0;) {
-					struct console_ref *call = &pend->refs[refs[d][2 * (size_t)j]];
+					struct console_ref *call;
 
-					if (call->doubt != DOUBT_UNKNOWN && call->value < to->value &&
-					    call->value + 7 >= to->value && call->value + 2 <= to->value &&
+					call = &pend->refs[refs[d][2 * (size_t)j]];
+					if (call->doubt != DOUBT_UNKNOWN &&
+					    call->value < to->value &&
+					    call->value + 7 >= to->value &&
+					    call->value + 2 <= to->value &&
 					    same_name(pend, call, to))
-						changed |= choose(pend, st, to, call->start, DOUBT_LIKELY);
+						changed |= choose(pend, st, to, call->start,
+								  DOUBT_LIKELY);
 				}
 			}
 		}
@@ -905,10 +918,14 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 	}
 	free(bias);
 	for (size_t i = 0; i < list->n; i++)
-		if (list->d[i].origin && !strcmp(list->d[i].origin, "console") && !list->d[i].header)
+		if (list->d[i].origin && !strcmp(list->d[i].origin, "console") &&
+		    !list->d[i].header)
 			list->d[i].stext = st->stext;
 	if (beyond || wrong) {
-		/* Not the printing kernel's symbols: an offset past the end, or low bits that disagree. */
+		/*
+		 * Not the printing kernel's symbols: an offset past the end, or
+		 * low bits that disagree.
+		 */
 		const char *what = beyond ? "are past the end of their symbol in the symbol table" :
 				   "disagree with the low 32 bits the line printed";
 		const struct console_ref *f = beyond ? first_beyond : first_wrong;
@@ -916,7 +933,8 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		if (!force)
 			return error_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
 					 beyond ? beyond : wrong, what, pend->pool + f->name,
-					 (unsigned long long)f->value, (unsigned long long)f->size) * 2;
+					 (unsigned long long)f->value,
+					 (unsigned long long)f->size) * 2;
 		warn_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx); --force: using them anyway",
 			 beyond ? beyond : wrong, what, pend->pool + f->name,
 			 (unsigned long long)f->value, (unsigned long long)f->size);
@@ -926,8 +944,9 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 			 doubts);
 	if (missing)
 		return error_msg("%zu addresses name symbols the symbol table does not have (the first: %s+0x%llx%s%s); they print as 0x0: symbols of another kernel?",
-				 missing, pend->pool + first->name, (unsigned long long)first->value,
-				 first->mod_len ? " " : "", first->mod_len ? pend->pool + first->mod : "");
+				 missing, pend->pool + first->name,
+				 (unsigned long long)first->value, first->mod_len ? " " : "",
+				 first->mod_len ? pend->pool + first->mod : "");
 	return 0;
 }
 

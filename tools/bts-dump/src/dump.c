@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -189,7 +190,7 @@ static int load_sized(int fd, size_t len, struct bts_dump *d, char *err, size_t 
 		return 0;
 	}
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if ((d->header_size % _Alignof(struct bts_rec)) == 0 &&
+	if ((d->header_size % alignof(struct bts_rec)) == 0 &&
 	    sizeof(struct bts_rec) == BTS_V1_RECORD_SIZE) {
 		d->records = (struct bts_rec *)(uintptr_t)(map + d->header_size);
 		d->map = map;

@@ -41,7 +41,10 @@ struct print_opts {
 
 void print_dump_header(struct out *o, const struct print_opts *po, const struct bts_dump *d,
 		       uint32_t first, uint32_t end);
-/* A stream's loss before record @g->index: a marker line (text; perf: a "#" line), a "gap" object (JSON). */
+/*
+ * A stream's loss before record @g->index: a marker line (text; perf: a "#"
+ * line), a "gap" object (JSON).
+ */
 void print_stream_gap(struct out *o, const struct print_opts *po, const struct bts_dump *d,
 		      const struct bts_gap_mark *g);
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
@@ -55,6 +58,7 @@ struct fault_summary {
 	const struct callstack *chain;	/* calls minus returns before it */
 	uint32_t entry;			/* the last user->kernel record, or BTS_NO_FAULT */
 };
+
 void print_fault_summary(struct out *o, const struct print_opts *po, struct resolver *r,
 			 const struct bts_dump *d, const struct fault_summary *fs);
 

@@ -168,7 +168,8 @@ static void load_symbols(struct image *img, struct symtab *st)
 			tscn = elf_getscn(img->elf, sym.st_shndx);
 			if (!tscn || !gelf_getshdr(tscn, &tsh) || !(tsh.sh_flags & SHF_ALLOC))
 				continue;
-			if (tsh.sh_flags & SHF_EXECINSTR && (type == STT_FUNC || type == STT_NOTYPE))
+			if (tsh.sh_flags & SHF_EXECINSTR &&
+			    (type == STT_FUNC || type == STT_NOTYPE))
 				t = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 't' : 'T';
 			else
 				t = 'd';
@@ -233,7 +234,8 @@ static void load_patch_sites(struct image *img)
 
 		for (size_t i = 0; i < d->d_size; i += 16) {
 			uint64_t code = base + i + (uint64_t)(int64_t)(int32_t)get_le32(p + i);
-			uint64_t target = base + i + 4 + (uint64_t)(int64_t)(int32_t)get_le32(p + i + 4);
+			uint64_t target = base + i + 4 +
+					  (uint64_t)(int64_t)(int32_t)get_le32(p + i + 4);
 
 			*u64map_get(&img->jump_labels, code, 0) = target;
 		}
@@ -313,7 +315,8 @@ static void load_dwarf(struct image *img)
 			const char *name = dwarf_diename(&cu);
 
 			if (name && !img->src_root && ends_with(name, "/init/main.c"))
-				img->src_root = xstrndup(name, strlen(name) - strlen("init/main.c"));
+				img->src_root = xstrndup(name,
+							 strlen(name) - strlen("init/main.c"));
 			if (img->ncus == cus_cap) {
 				cus_cap = cus_cap ? cus_cap * 2 : 1024;
 				img->cus = xrealloc(img->cus, cus_cap * sizeof(*img->cus));
@@ -324,7 +327,8 @@ static void load_dwarf(struct image *img)
 					continue;
 				if (img->nranges == cap) {
 					cap = cap ? cap * 2 : 1024;
-					img->ranges = xrealloc(img->ranges, cap * sizeof(*img->ranges));
+					img->ranges = xrealloc(img->ranges,
+							       cap * sizeof(*img->ranges));
 				}
 				img->ranges[img->nranges++] = (struct cu_range){
 					.lo = lo, .hi = hi, .cu = (uint32_t)img->ncus,
@@ -392,7 +396,8 @@ struct module_layout {
 static uint64_t module_xlate(const struct module_layout *l, uint64_t addr)
 {
 	for (size_t i = 0; i < l->nsec; i++)
-		if (l->base[i] != UINT64_MAX && addr >= l->base[i] && addr - l->base[i] < l->size[i])
+		if (l->base[i] != UINT64_MAX && addr >= l->base[i] &&
+		    addr - l->base[i] < l->size[i])
 			return l->dwfl[i] + (addr - l->base[i]);
 	return 0;
 }
@@ -437,15 +442,18 @@ static void module_layout(struct image *img, const struct symtab *st, const char
 				continue;
 			name = elf_strptr(img->elf, sh.sh_link, sym.st_name);
 			if (name && *name &&
-			    symtab_find_name(st, name, strlen(name), mod, strlen(mod), 0, 0, &addr) >= 0)
+			    symtab_find_name(st, name, strlen(name), mod, strlen(mod), 0, 0,
+					     &addr) >= 0)
 				l->base[sym.st_shndx] = addr - sym.st_value;
 		}
 	}
 }
 
+/* libdwfl's search path for separate debug info: none given, its default. */
+static char *debuginfo_path;
+
 struct image *image_open_module(const char *path, const char *modname, const struct symtab *st)
 {
-	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
@@ -486,7 +494,8 @@ struct image *image_open_module(const char *path, const char *modname, const str
 	img->dw = dwfl_module_getdwarf(mod, &bias);
 	laid = dwfl_module_getelf(mod, &ebias);
 	if (!img->dw || !laid) {
-		error_msg("%s: no DWARF (%s): build modules with debug info", path, dwfl_errmsg(-1));
+		error_msg("%s: no DWARF (%s): build modules with debug info", path,
+			  dwfl_errmsg(-1));
 		goto fail;
 	}
 	/* libdwfl laid the sections out (sh_addr of its copy); DWARF follows it. */
@@ -685,10 +694,13 @@ static void walk_scopes(struct cu_scopes *sc, Dwarf_Die *cu)
 			if (sc->nnode_pieces > first) {
 				descend = true;
 				if (tag != DW_TAG_lexical_block) {
-					me = add_node(sc, die, parent, tag == DW_TAG_inlined_subroutine);
+					size_t np = sc->nnode_pieces - first;
+
+					me = add_node(sc, die, parent,
+						      tag == DW_TAG_inlined_subroutine);
 					sc->nodes[me].first_piece = (uint32_t)first;
-					sc->nodes[me].npieces = (uint16_t)(sc->nnode_pieces - first > 0xffff ?
-									0xffff : sc->nnode_pieces - first);
+					sc->nodes[me].npieces =
+						(uint16_t)(np > 0xffff ? 0xffff : np);
 					for (size_t i = first; i < sc->nnode_pieces; i++)
 						sc->node_pieces[i].node = me;
 				} else {
@@ -837,18 +849,23 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 
 	if (!img->dw || !len)
 		return 0;
-	if (img->layout && !(addr = module_xlate(img->layout, addr)))
-		return 0;
+	if (img->layout) {
+		addr = module_xlate(img->layout, addr);
+		if (!addr)
+			return 0;
+	}
 	ci = find_cu(img, addr);
 	if (ci < 0)
 		return 0;
-	if (img->cus[ci].sc) {
+	if (img->cus[ci].sc)
 		cu = img->cus[ci].die;
-	} else if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu)) {
+	else if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu))
 		return 0;
-	}
 	line = dwarf_getsrc_die(&cu, addr);
-	if (!line || !(file = dwarf_linesrc(line, NULL, NULL)))
+	if (!line)
+		return 0;
+	file = dwarf_linesrc(line, NULL, NULL);
+	if (!file)
 		return 0;
 	dwarf_lineno(line, &lineno);
 	pos = append(buf, len, pos, "%s:%d", short_path(img, file), lineno);

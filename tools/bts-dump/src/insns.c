@@ -34,7 +34,7 @@ const char *gap_decode(struct resolver *r, uint64_t start, uint64_t end, struct 
 		(*n)++;
 		if (a == end)
 			return NULL;	/* the next record's branch (or fault) */
-		/* Every taken branch is recorded: only a jcc may fall through. */
+		/* Every taken branch is recorded: only a jcc may go on untaken. */
 		if (g->it.kind != KIND_EXC && g->it.kind != KIND_JCC) {
 			snprintf(why, sizeof(why), "a %s at 0x%llx before the next branch: records are missing or the code was patched",
 				 kind_names[g->it.kind], (unsigned long long)a);

@@ -185,7 +185,8 @@ static char **list_dir(const char *dir, bool cpus, size_t *n)
 		if (cpus) {
 			const char *p = de->d_name + 3;
 
-			if (strncmp(de->d_name, "cpu", 3) || !*p || strspn(p, "0123456789") != strlen(p))
+			if (strncmp(de->d_name, "cpu", 3) || !*p ||
+			    strspn(p, "0123456789") != strlen(p))
 				continue;
 		} else {
 			struct stat st;
@@ -252,7 +253,8 @@ static int add_dir(struct inputs *in, const char *dir, bool capture, bool tracin
 	snprintf(per_cpu, sizeof(per_cpu), "%s/bts/per_cpu", dir);
 	if (is_dir(per_cpu)) {
 		if (!add_cpu_files(in, per_cpu, file))
-			return error_msg("%s: no cpu*/%s (is bts the current tracer?)", per_cpu, file);
+			return error_msg("%s: no cpu*/%s (is bts the current tracer?)",
+					 per_cpu, file);
 		return 0;
 	}
 	snprintf(per_cpu, sizeof(per_cpu), "%s/per_cpu", dir);
@@ -337,7 +339,7 @@ static int parse_around(struct walk_opts *w, const char *arg)
 
 	w->around = arg;
 	w->around_len = plus ? (size_t)(plus - arg) : strlen(arg);
-	w->around_has_off = plus != NULL;
+	w->around_has_off = plus;
 	if (plus) {
 		errno = 0;
 		w->around_off = strtoull(plus + 1, &end, 0);

@@ -56,7 +56,8 @@ static void stream_header_text(struct out *o, const struct bts_dump *d, uint32_t
 	if (d->lost_known > UINT64_MAX - d->lost_unseen)
 		out_lit(o, "more than 2^64 records lost");
 	else
-		out_fmt(o, "%llu record%s lost", (unsigned long long)(d->lost_known + d->lost_unseen),
+		out_fmt(o, "%llu record%s lost",
+			(unsigned long long)(d->lost_known + d->lost_unseen),
 			plural(d->lost_known + d->lost_unseen));
 	out_fmt(o, " (%llu ring buffer full: bts_gap, %llu overwritten or unread: pos jumped",
 		(unsigned long long)d->lost_known, (unsigned long long)d->lost_unseen);
@@ -104,8 +105,10 @@ void print_stream_gap(struct out *o, const struct print_opts *po, const struct b
 static void doubt_text(struct out *o, const struct bts_dump *d)
 {
 	if (d->ndoubts)
-		out_fmt(o, "  (%u address%s in %u record%s name a static function that exists more than once with that size, and the text did not say which: marked " AMBIGUOUS_TEXT ")\n",
-			d->ndoubts, d->ndoubts == 1 ? "" : "es", d->ndoubtful, plural(d->ndoubtful));
+		out_fmt(o, "  (%u address%s in %u record%s name a static function that exists more than once with that size, and the text did not say which: marked "
+			AMBIGUOUS_TEXT ")\n",
+			d->ndoubts, d->ndoubts == 1 ? "" : "es", d->ndoubtful,
+			plural(d->ndoubtful));
 }
 
 static void header_text(struct out *o, const struct bts_dump *d, uint32_t first, uint32_t end)

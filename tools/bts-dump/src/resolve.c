@@ -209,6 +209,7 @@ static void hex(char *buf, size_t len, const uint8_t *p, size_t n)
 int resolver_check_kernel(struct resolver *r, const struct bts_dump *d, char *why,
 			  size_t len)
 {
+	static const uint8_t zeros[BTS_BUILD_ID_MAX];
 	char mine[2 * BTS_BUILD_ID_MAX + 1], theirs[2 * BTS_BUILD_ID_MAX + 1];
 	const uint8_t *id = NULL;
 	size_t n;
@@ -218,13 +219,12 @@ int resolver_check_kernel(struct resolver *r, const struct bts_dump *d, char *wh
 		/* The kernel records 20 bytes; a shorter ID is padded with zeros. */
 		if (n > d->build_id_size || !n || memcmp(id, d->build_id, n) ||
 		    (d->build_id_size > n &&
-		     memcmp(d->build_id + n, (const uint8_t[BTS_BUILD_ID_MAX]){ 0 },
-			    d->build_id_size - n))) {
+		     memcmp(d->build_id + n, zeros, d->build_id_size - n))) {
 			hex(mine, sizeof(mine), id, n);
 			hex(theirs, sizeof(theirs), d->build_id, d->build_id_size);
 			snprintf(why, len, "%s: build ID %s is not that of the kernel that wrote %s (%s, %s)",
-				 r->vmlinux_path, n ? mine : "(none)", d->path ? d->path : "the dump",
-				 theirs, d->release);
+				 r->vmlinux_path, n ? mine : "(none)",
+				 d->path ? d->path : "the dump", theirs, d->release);
 			return -1;
 		}
 	}
@@ -549,8 +549,10 @@ bool resolver_insn(struct resolver *r, uint64_t addr, struct insn_text *it)
 	cs_insn *insn;
 	size_t n;
 
-	if (!r->cs || !(n = resolver_read_text(r, addr, bytes, sizeof(bytes))) ||
-	    cs_disasm(h, bytes, n, addr, 1, &insn) != 1)
+	if (!r->cs)
+		return false;
+	n = resolver_read_text(r, addr, bytes, sizeof(bytes));
+	if (!n || cs_disasm(h, bytes, n, addr, 1, &insn) != 1)
 		return false;
 	it->size = insn->size;
 	it->kind = kind_of_insn(insn);
@@ -585,7 +587,8 @@ static struct decoded_insn decode(struct resolver *r, uint64_t addr)
 		return d;
 	}
 	d.kind = kind_of_insn(insn);
-	d.nop = insn->id == X86_INS_NOP || (insn->size == 2 && bytes[0] == 0x66 && bytes[1] == 0x90);
+	d.nop = insn->id == X86_INS_NOP ||
+		(insn->size == 2 && bytes[0] == 0x66 && bytes[1] == 0x90);
 	if ((d.kind == KIND_CALL || d.kind == KIND_JMP || d.kind == KIND_JCC) && insn->detail &&
 	    insn->detail->x86.op_count == 1 && insn->detail->x86.operands[0].type == X86_OP_IMM) {
 		d.direct = 1;

@@ -283,7 +283,7 @@ int symtab_load_kallsyms(struct symtab *st, const char *path)
 	}
 	ret = parse_done(&ps);
 	if (!ret)
-		st->link_addresses = strstr(path, "kallsyms") == NULL;
+		st->link_addresses = !strstr(path, "kallsyms");
 out:
 	free(buf);
 	close(fd);
@@ -299,7 +299,7 @@ static int sym_cmp(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	/* sized before unsized, then by name for a stable result */
-	if ((x->end != 0) != (y->end != 0))
+	if (!x->end != !y->end)
 		return x->end ? -1 : 1;
 	return x->name < y->name ? -1 : x->name > y->name;
 }
@@ -335,7 +335,8 @@ static void build_names(struct symtab *st)
 	st->name_mask = cap - 1;
 	st->name_slots = xcalloc(cap, sizeof(*st->name_slots));
 	for (size_t i = 0; i < st->nnames; i++) {
-		size_t k = name_hash(st->pool + st->names[i].name, st->names[i].name_len) & st->name_mask;
+		size_t k = name_hash(st->pool + st->names[i].name, st->names[i].name_len) &
+			   st->name_mask;
 
 		while (st->name_slots[k])
 			k = (k + 1) & st->name_mask;
@@ -434,6 +435,7 @@ static void build_index(struct symtab *st)
 	st->bucket = xmalloc(st->nbuckets * sizeof(*st->bucket));
 	/* bucket[b]: the last symbol starting at or before the bucket's start */
 	size_t i = best_lo;
+
 	for (size_t b = 0; b < st->nbuckets; b++) {
 		uint64_t start = st->idx_lo + ((uint64_t)b << st->idx_shift);
 

@@ -22,8 +22,10 @@ struct sym {
 	uint32_t module;	/* offset of "[mod]" in pool, 0 if none */
 };
 
-/* A text symbol by name, as kallsyms has it (aliases and all): for input
- * that names addresses ("sym+0xoff/0xsize [mod]", console text). */
+/*
+ * A text symbol by name, as kallsyms has it (aliases and all): for input
+ * that names addresses ("sym+0xoff/0xsize [mod]", console text).
+ */
 struct sym_name {
 	uint64_t addr, size;
 	uint32_t name;		/* offset into symtab.pool */
@@ -83,7 +85,8 @@ int symtab_find_name(const struct symtab *st, const char *name, size_t len, cons
 
 /* The starts of every symbol symtab_find_name() chose among (at most @max). */
 size_t symtab_name_starts(const struct symtab *st, const char *name, size_t len, const char *mod,
-			  size_t mod_len, uint64_t size, uint64_t off, uint64_t *starts, size_t max);
+			  size_t mod_len, uint64_t size, uint64_t off, uint64_t *starts,
+			  size_t max);
 
 /*
  * The pool keeps 16 readable bytes after every name, so a name may be

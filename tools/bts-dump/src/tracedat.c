@@ -33,7 +33,9 @@
 #include "tracedat.h"
 #include "util.h"
 
-static const uint8_t tracedat_magic_bytes[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+static const uint8_t tracedat_magic_bytes[10] = {
+	0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+};
 
 bool tracedat_magic(const uint8_t *buf, size_t len)
 {
@@ -247,8 +249,10 @@ static void stream_finish(struct stream *s, struct wbuf *w)
 	wput(w, s->recs, s->n * sizeof(*s->recs));
 	wput(w, s->gaps, s->ngaps * sizeof(*s->gaps));
 	s->open = false;
-	s->n = s->ngaps = 0;
-	s->lost_known = s->lost_unseen = 0;
+	s->n = 0;
+	s->ngaps = 0;
+	s->lost_known = 0;
+	s->lost_unseen = 0;
 }
 
 /* Counts of odd stream entries, for one warning each. */
@@ -350,7 +354,8 @@ static size_t send_symbols(struct tep_handle *tep, uint64_t seed, struct wbuf *w
 		wput(w, &len, 2);
 		wput(w, name, len);
 		/* x86-64: _text, _stext and startup_64 share the address. */
-		if (!strcmp(name, "_stext") || !strcmp(name, "_text") || !strcmp(name, "startup_64")) {
+		if (!strcmp(name, "_stext") || !strcmp(name, "_text") ||
+		    !strcmp(name, "startup_64")) {
 			wput(w, "T", 1);
 			wput(w, &addr, 8);
 		}
@@ -439,8 +444,10 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 				tracecmd_free_record(rec);
 				continue;
 			}
-			if (rec->size < f.reason.offset + 4 || rec->size < f.flags.offset + f.flags.size ||
-			    rec->size < f.to.offset + f.to.size || rec->size < f.from.offset + f.from.size ||
+			if (rec->size < f.reason.offset + 4 ||
+			    rec->size < f.flags.offset + f.flags.size ||
+			    rec->size < f.to.offset + f.to.size ||
+			    rec->size < f.from.offset + f.from.size ||
 			    rec->size < f.cpu.offset + 4 || rec->size < f.pos.offset + 4 ||
 			    rec->size < f.nr.offset + 4) {
 				bad++;
@@ -459,7 +466,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 				if (hcpu != (uint32_t)c) {
 					odd.wrong_cpu++;
 				} else {
-					stream_add(&sm[c], &odd, w, (uint32_t)c, pos, rec->ts, &one);
+					stream_add(&sm[c], &odd, w, (uint32_t)c, pos, rec->ts,
+						   &one);
 					if (!seed && (one.to >> 63))
 						seed = one.to;
 					entries++;
@@ -479,8 +487,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 				tracecmd_free_record(rec);
 				continue;
 			}
-			if (!b[c].open || pos < b[c].next_pos || hcpu != b[c].cpu || nr != b[c].nr ||
-			    reason != b[c].reason) {
+			if (!b[c].open || pos < b[c].next_pos || hcpu != b[c].cpu ||
+			    nr != b[c].nr || reason != b[c].reason) {
 				finish(&b[c], w);
 				b[c] = (struct building){ .open = true, .cpu = hcpu, .nr = nr,
 							  .reason = reason, .ts = rec->ts,
@@ -489,7 +497,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			if (pos > b[c].next_pos)
 				b[c].missing += pos - b[c].next_pos;
 			b[c].next_pos = pos + 1;
-			add(&b[c], get(tep, rec, &f.from), get(tep, rec, &f.to), get(tep, rec, &f.flags));
+			add(&b[c], get(tep, rec, &f.from), get(tep, rec, &f.to),
+			    get(tep, rec, &f.flags));
 			if (!seed && (b[c].recs[b[c].n - 1].to >> 63))
 				seed = b[c].recs[b[c].n - 1].to;
 			entries++;
@@ -506,9 +515,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 	}
 	free(b);
 	free(sm);
-	if (streamed && f.gap_id < 0 && !ev) {
+	if (streamed && f.gap_id < 0 && !ev)
 		wmsg(w, 'W', "stream entries but no ftrace:bts_gap event format (an older kernel?): every loss shows as a pos jump");
-	}
 	if (odd.backwards) {
 		snprintf(msg, sizeof(msg), "%zu times a stream's pos went back (re-armed, or a damaged file): marked, count of records lost there unknown",
 			 odd.backwards);
@@ -601,7 +609,8 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			uint64_t addr;
 			uint16_t len;
 
-			if (!rget(r, &addr, 8) || !rget(r, &len, 2) || len > 1024 || !rget(r, text, len))
+			if (!rget(r, &addr, 8) || !rget(r, &len, 2) || len > 1024 ||
+			    !rget(r, text, len))
 				break;
 			if (st)
 				symtab_add(st, addr, 0, 'T', text, len, NULL, 0);
@@ -649,19 +658,22 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			d->missing = hdr[3];
 			d->timestamp_ns = ts;
 			d->source = sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
-			snprintf(d->source_name, sizeof(d->source_name), "%s", sw ? "sw" : "intel_bts");
+			snprintf(d->source_name, sizeof(d->source_name), "%s",
+				 sw ? "sw" : "intel_bts");
 		} else if (type == 'G') {
 			uint32_t hdr[3];
 			uint64_t v[3];
 			uint8_t sw;
 			struct bts_dump *d;
 
-			if (!rget(r, hdr, sizeof(hdr)) || !rget(r, &sw, 1) || !rget(r, v, sizeof(v)))
+			if (!rget(r, hdr, sizeof(hdr)) || !rget(r, &sw, 1) ||
+			    !rget(r, v, sizeof(v)))
 				break;
 			d = dump_list_add(list);
 			d->records = hdr[1] ? xmalloc((size_t)hdr[1] * sizeof(*d->records)) : NULL;
 			d->gaps = hdr[2] ? xmalloc((size_t)hdr[2] * sizeof(*d->gaps)) : NULL;
-			if ((hdr[1] && !rget(r, d->records, (size_t)hdr[1] * sizeof(*d->records))) ||
+			if ((hdr[1] &&
+			     !rget(r, d->records, (size_t)hdr[1] * sizeof(*d->records))) ||
 			    (hdr[2] && !rget(r, d->gaps, (size_t)hdr[2] * sizeof(*d->gaps)))) {
 				free(d->records);
 				free(d->gaps);
@@ -674,7 +686,8 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			d->header_size = BTS_V1_HEADER_SIZE;
 			d->record_size = BTS_V1_RECORD_SIZE;
 			d->cpu = hdr[0];
-			d->count = d->capacity = hdr[1];
+			d->count = hdr[1];
+			d->capacity = hdr[1];
 			d->ngaps = hdr[2];
 			d->reason = BTS_REASON_STREAM;
 			d->fault_index = BTS_NO_FAULT;
@@ -683,10 +696,12 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			d->lost_known = v[1];
 			d->lost_unseen = v[2];
 			d->source = sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
-			snprintf(d->source_name, sizeof(d->source_name), "%s", sw ? "sw" : "intel_bts");
+			snprintf(d->source_name, sizeof(d->source_name), "%s",
+				 sw ? "sw" : "intel_bts");
 			/* Where the walk looks: in order, at or before the end. */
 			for (uint32_t i = 0; i < d->ngaps; i++)
-				if (d->gaps[i].index > d->count || (i && d->gaps[i].index < d->gaps[i - 1].index))
+				if (d->gaps[i].index > d->count ||
+				    (i && d->gaps[i].index < d->gaps[i - 1].index))
 					d->gaps[i].index = d->count;
 		} else {
 			break;
@@ -712,7 +727,8 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 	unsigned int limit = 60;
 
 	if (!fstat(fd, &sb) && sb.st_size > 0)
-		limit += (unsigned int)(sb.st_size / (10 << 20) < 86400 ? sb.st_size / (10 << 20) : 86400);
+		limit += (unsigned int)(sb.st_size / (10 << 20) < 86400 ?
+					sb.st_size / (10 << 20) : 86400);
 	if (pipe(pfd))
 		return error_msg("%s: pipe: %s", path, strerror(errno));
 	fflush(stdout);
@@ -751,7 +767,7 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 			wmsg(&w, 'E', "cannot seek to its start");
 			ret = 1;
 		} else {
-			ret = read_tracedat(fd, st != NULL, &w);
+			ret = read_tracedat(fd, st, &w);
 		}
 		wflush(&w);
 		_exit(ret);
@@ -759,7 +775,8 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 	close(pfd[1]);
 	r = xmalloc(sizeof(*r));
 	r->fd = pfd[0];
-	r->pos = r->len = 0;
+	r->pos = 0;
+	r->len = 0;
 	ret = receive(path, r, list, st, first, &ended);
 	free(r);
 	close(pfd[0]);

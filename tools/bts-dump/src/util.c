@@ -257,6 +257,7 @@ void out_fmt(struct out *o, const char *fmt, ...)
 	if (n <= 0)
 		return;
 	char *p = out_reserve(o, (size_t)n + 1);
+
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);

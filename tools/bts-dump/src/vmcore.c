@@ -93,7 +93,8 @@ static int read_phys(struct core *c, uint64_t paddr, void *buf, size_t len, cons
 		ssize_t got;
 
 		for (size_t i = 0; i < c->nsegs && !s; i++)
-			if (paddr >= c->segs[i].paddr && paddr - c->segs[i].paddr < c->segs[i].memsz)
+			if (paddr >= c->segs[i].paddr &&
+			    paddr - c->segs[i].paddr < c->segs[i].memsz)
 				s = &c->segs[i];
 		if (!s)
 			return error_msg("%s: %s: physical address 0x%llx is in no PT_LOAD segment of the dump",
@@ -109,7 +110,8 @@ static int read_phys(struct core *c, uint64_t paddr, void *buf, size_t len, cons
 		    c->size - off < n)
 			return error_msg("%s: %s: physical address 0x%llx is at file offset %llu, past the end of the file (%llu bytes): truncated?",
 					 c->path, what, (unsigned long long)paddr,
-					 (unsigned long long)(s->offset + in), (unsigned long long)c->size);
+					 (unsigned long long)(s->offset + in),
+					 (unsigned long long)c->size);
 		got = read_full(c->fd, off, p, n);
 		if (got < 0)
 			return error_msg("%s: %s: reading physical address 0x%llx at file offset %llu: %s",
@@ -180,8 +182,8 @@ static int parse_vmcoreinfo(struct core *c, const char *text, size_t len, struct
 				uint64_t x = 0;
 
 				for (size_t i = 0; i < n && x <= MAX_PAGE; i++)
-					x = v[i] >= '0' && v[i] <= '9' ? x * 10 + (uint64_t)(v[i] - '0')
-									: UINT64_MAX;
+					x = v[i] >= '0' && v[i] <= '9' ?
+					    x * 10 + (uint64_t)(v[i] - '0') : UINT64_MAX;
 				if (!n || x > MAX_PAGE)
 					return error_msg("%s: VMCOREINFO: PAGESIZE=%.*s is not a page size",
 							 c->path, (int)(n < 64 ? n : 64), v);
@@ -214,7 +216,8 @@ static int read_core(struct core *c, struct vmcoreinfo *vi)
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_type != ET_CORE || eh.e_machine != EM_X86_64) {
 		error_msg("%s: not an x86-64 ELF64 little-endian core (class %u, data %u, type %u, machine %u)",
-			  c->path, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA], eh.e_type, eh.e_machine);
+			  c->path, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA], eh.e_type,
+			  eh.e_machine);
 		goto out;
 	}
 	if (elf_getphdrnum(elf, &nph) || nph > MAX_PHDRS) {
@@ -227,7 +230,8 @@ static int read_core(struct core *c, struct vmcoreinfo *vi)
 		nph = eh.e_phnum;
 	if (eh.e_phoff > c->size || (c->size - eh.e_phoff) / sizeof(Elf64_Phdr) < nph) {
 		error_msg("%s: %zu program headers at offset %llu: past the end of the file (%llu bytes): truncated?",
-			  c->path, nph, (unsigned long long)eh.e_phoff, (unsigned long long)c->size);
+			  c->path, nph, (unsigned long long)eh.e_phoff,
+			  (unsigned long long)c->size);
 		goto out;
 	}
 	for (size_t i = 0; i < nph; i++) {
@@ -384,7 +388,8 @@ static int read_slot(struct core *c, const struct vmcoreinfo *vi, uint64_t table
 			 d.cpu, k, (unsigned long long)pfn);
 		if (pfn > UINT64_MAX / page_size) {
 			free(buf);
-			return error_msg("%s: %s: past the end of the address space", c->path, what);
+			return error_msg("%s: %s: past the end of the address space",
+					 c->path, what);
 		}
 		if (read_phys(c, pfn * page_size + off, buf + BTS_V1_HEADER_SIZE + done, n, what)) {
 			free(buf);
@@ -405,6 +410,23 @@ static int read_slot(struct core *c, const struct vmcoreinfo *vi, uint64_t table
 	d.seq = out->seq;
 	*out = d;
 	return 0;
+}
+
+/*
+ * "@path: bts table at physical 0x@table: offset @off: " and what @fmt
+ * says, as error_msg(): -1.
+ */
+static int __attribute__((format(printf, 4, 5)))
+bad_table(const char *path, uint64_t table, int off, const char *fmt, ...)
+{
+	char m[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	return error_msg("%s: bts table at physical 0x%llx: offset %d: %s", path,
+			 (unsigned long long)table, off, m);
 }
 
 int vmcore_load(const char *path, int fd, struct dump_list *list)
@@ -446,35 +468,46 @@ int vmcore_load(const char *path, int fd, struct dump_list *list)
 	nr_slots = get_le32(t + BTS_VT_OFF_NR_SLOTS);
 	nr_written = get_le32(t + BTS_VT_OFF_NR_WRITTEN);
 	page_size = get_le32(t + BTS_VT_OFF_PAGE_SIZE);
-#define BAD(off, ...)								\
-	do {									\
-		char m_[256];							\
-		snprintf(m_, sizeof(m_), __VA_ARGS__);				\
-		error_msg("%s: bts table at physical 0x%llx: offset %d: %s", path,	\
-			  (unsigned long long)vi.table, off, m_);		\
-		goto out;							\
-	} while (0)
-	if (version != BTS_VMCORE_VERSION)
-		BAD(BTS_VT_OFF_VERSION, "unsupported version %u (this bts-dump reads version %d)",
-		    version, BTS_VMCORE_VERSION);
-	if (table_size < BTS_VMCORE_TABLE_SIZE || table_size > MAX_PART)
-		BAD(BTS_VT_OFF_TABLE_SIZE, "table_size %u (version %d: %d to %d)", table_size,
-		    BTS_VMCORE_VERSION, BTS_VMCORE_TABLE_SIZE, MAX_PART);
-	if (slot_size < BTS_VMCORE_SLOT_SIZE || slot_size > MAX_PART)
-		BAD(BTS_VT_OFF_SLOT_SIZE, "slot_size %u (version %d: %d to %d)", slot_size,
-		    BTS_VMCORE_VERSION, BTS_VMCORE_SLOT_SIZE, MAX_PART);
-	if (nr_slots > MAX_SLOTS)
-		BAD(BTS_VT_OFF_NR_SLOTS, "nr_slots %u is more than %d CPUs", nr_slots, MAX_SLOTS);
-	if (nr_written > nr_slots)
-		BAD(BTS_VT_OFF_NR_WRITTEN, "nr_written %u is more than the %u slots", nr_written,
-		    nr_slots);
-	if (page_size < MIN_PAGE || page_size > MAX_PAGE || (page_size & (page_size - 1)))
-		BAD(BTS_VT_OFF_PAGE_SIZE, "page_size %u is not a power of two from %d to %d",
-		    page_size, MIN_PAGE, MAX_PAGE);
-	if (vi.page_size && vi.page_size != page_size)
-		BAD(BTS_VT_OFF_PAGE_SIZE, "page_size %u, but VMCOREINFO has PAGESIZE=%llu",
-		    page_size, (unsigned long long)vi.page_size);
-#undef BAD
+	if (version != BTS_VMCORE_VERSION) {
+		bad_table(path, vi.table, BTS_VT_OFF_VERSION,
+			  "unsupported version %u (this bts-dump reads version %d)",
+			  version, BTS_VMCORE_VERSION);
+		goto out;
+	}
+	if (table_size < BTS_VMCORE_TABLE_SIZE || table_size > MAX_PART) {
+		bad_table(path, vi.table, BTS_VT_OFF_TABLE_SIZE,
+			  "table_size %u (version %d: %d to %d)",
+			  table_size, BTS_VMCORE_VERSION, BTS_VMCORE_TABLE_SIZE, MAX_PART);
+		goto out;
+	}
+	if (slot_size < BTS_VMCORE_SLOT_SIZE || slot_size > MAX_PART) {
+		bad_table(path, vi.table, BTS_VT_OFF_SLOT_SIZE,
+			  "slot_size %u (version %d: %d to %d)",
+			  slot_size, BTS_VMCORE_VERSION, BTS_VMCORE_SLOT_SIZE, MAX_PART);
+		goto out;
+	}
+	if (nr_slots > MAX_SLOTS) {
+		bad_table(path, vi.table, BTS_VT_OFF_NR_SLOTS,
+			  "nr_slots %u is more than %d CPUs", nr_slots, MAX_SLOTS);
+		goto out;
+	}
+	if (nr_written > nr_slots) {
+		bad_table(path, vi.table, BTS_VT_OFF_NR_WRITTEN,
+			  "nr_written %u is more than the %u slots", nr_written, nr_slots);
+		goto out;
+	}
+	if (page_size < MIN_PAGE || page_size > MAX_PAGE || (page_size & (page_size - 1))) {
+		bad_table(path, vi.table, BTS_VT_OFF_PAGE_SIZE,
+			  "page_size %u is not a power of two from %d to %d",
+			  page_size, MIN_PAGE, MAX_PAGE);
+		goto out;
+	}
+	if (vi.page_size && vi.page_size != page_size) {
+		bad_table(path, vi.table, BTS_VT_OFF_PAGE_SIZE,
+			  "page_size %u, but VMCOREINFO has PAGESIZE=%llu",
+			  page_size, (unsigned long long)vi.page_size);
+		goto out;
+	}
 	if (!nr_written) {
 		error_msg("%s: no capture was kept: the crash path reached bts, but none of the %u slots of the bts table at physical 0x%llx is written (nothing captured since it was cleared?)",
 			  path, nr_slots, (unsigned long long)vi.table);

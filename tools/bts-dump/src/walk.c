@@ -134,7 +134,8 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	}
 	if (opt->since_fault || opt->until_fault) {
 		if (fault == BTS_NO_FAULT) {
-			first = end = 0;
+			first = 0;
+			end = 0;
 		} else {
 			if (opt->since_fault)
 				first = fault;
@@ -194,7 +195,7 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 		ev.to_sym = ev.to->s;
 		ev.c = classify(r, rec, ev.from, ev.to);
 		ev.depth = stack_apply(&cs, ev.c.kind, fn_key(r, rec->from, ev.from_sym),
-					fn_key(r, rec->to, ev.to_sym));
+				       fn_key(r, rec->to, ev.to_sym));
 		if (i < first || (show && !show[i]))
 			continue;
 		if (listing) {

@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	(void)argc, (void)argv;
+	(void)argc;
+	(void)argv;
 	resolver_init(&resolver);
 	if (symtab_parse_kallsyms(&resolver.st, syms, sizeof(syms) - 1, "fuzz-syms"))
 		abort();
@@ -72,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (d->count && !d->records)
 			abort();
-		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
 			walk_dump(&modes[m], &resolver, &o, NULL, d);
 			o.len = 0;
 		}

@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	(void)argc, (void)argv;
+	(void)argc;
+	(void)argv;
 	resolver_init(&resolver);
 	if (symtab_parse_kallsyms(&resolver.st, syms, sizeof(syms) - 1, "fuzz-syms"))
 		abort();
@@ -63,7 +64,7 @@ static void fuzz_dump(const uint8_t *data, size_t size)
 		abort();
 	out_init(&o, -1, 4096);
 	resolver_set_dump(&resolver, &d);
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		walk_dump(&modes[i], &resolver, &o, NULL, &d);
 		o.len = 0;
 	}

@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	(void)argc, (void)argv;
+	(void)argc;
+	(void)argv;
 	resolver_init(&resolver);
 	resolver_ready(&resolver);
 	messages_off = true;
@@ -63,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < list.n; i++) {
 		if (list.d[i].count && !list.d[i].records)
 			abort();
-		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
 			walk_dump(&modes[m], &resolver, &o, NULL, &list.d[i]);
 			o.len = 0;
 		}

@@ -11,8 +11,9 @@
 #
 # The targets (tests/fuzz-TARGET.c): dump (dump files and kallsyms text),
 # tracedat (trace.dat through the libtracecmd child), console (console
-# text), vmcore (kdump crash dumps: ELF cores with a bts table). ASan+UBSan; a libFuzzer crash, leak or timeout stops a target and
-# fails the run.
+# text), vmcore (kdump crash dumps: ELF cores with a bts table).
+# ASan+UBSan; a libFuzzer crash, leak or timeout stops a target and fails
+# the run.
 set -u
 merge=0
 if [ "${1:-}" = --merge ]; then

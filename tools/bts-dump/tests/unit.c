@@ -83,7 +83,8 @@ static void test_parse_valid(void)
 	CHECK(parse_hdr(&h, 3, SIZE_MAX, &d, err, sizeof(err)) == 0);
 	CHECK(d.cpu == 3 && d.count == 3 && d.fault_index == 2 && d.reason == 1);
 	CHECK(d.flags == (BTS_DUMP_WRAPPED | BTS_DUMP_CAPTURE));
-	CHECK(d.records && d.records[1].from == three[1].from && d.records[2].flags == BTS_FLAG_FAULT);
+	CHECK(d.records && d.records[1].from == three[1].from &&
+	      d.records[2].flags == BTS_FLAG_FAULT);
 	CHECK(!strcmp(d.source_name, "intel_bts") && !strcmp(d.release, "6.12.117-bts"));
 	bts_dump_free(&d);
 	report(ok, "parse: a valid dump gives its header fields and records in order");
@@ -128,37 +129,43 @@ struct bad_case {
 
 static void m_magic(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	memcpy(h->magic, "BTSDUMX", 8);
 }
 
 static void m_short_magic(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)h, (void)n;
+	(void)h;
+	(void)n;
 	*cut = 5;
 }
 
 static void m_short_header(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)h, (void)n;
+	(void)h;
+	(void)n;
 	*cut = 100;
 }
 
 static void m_version(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->version = 2;
 }
 
 static void m_header_size(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->header_size = 191;
 }
 
 static void m_record_size(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->record_size = 32;
 }
 
@@ -179,7 +186,8 @@ static void m_count_lies(struct gen_hdr *h, size_t *n, size_t *cut)
 
 static void m_partial_record(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)h, (void)n;
+	(void)h;
+	(void)n;
 	*cut = 192 + 24 + 10;
 }
 
@@ -192,19 +200,22 @@ static void m_garbage(struct gen_hdr *h, size_t *n, size_t *cut)
 
 static void m_fault_index(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->fault_index = 3;
 }
 
 static void m_source(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->source = 7;
 }
 
 static void m_count_huge(struct gen_hdr *h, size_t *n, size_t *cut)
 {
-	(void)n, (void)cut;
+	(void)n;
+	(void)cut;
 	h->count = 0xffffffffU;
 }
 
@@ -214,7 +225,8 @@ static const struct bad_case bad_cases[] = {
 	  "offset 5: truncated header" },
 	{ "parse: a 100-byte header is truncated at offset 100", m_short_header,
 	  "offset 100: truncated header" },
-	{ "parse: version 2 is rejected at offset 8", m_version, "offset 8: unsupported version 2" },
+	{ "parse: version 2 is rejected at offset 8", m_version,
+	  "offset 8: unsupported version 2" },
 	{ "parse: header_size 191 is rejected at offset 10", m_header_size,
 	  "offset 10: header_size 191" },
 	{ "parse: record_size 32 is rejected at offset 12", m_record_size,
@@ -247,7 +259,7 @@ static void test_parse_bad(const struct bad_case *c)
 	c->mutate(&h, &n, &cut);
 	CHECK(parse_hdr(&h, n, cut, &d, err, sizeof(err)) == -1);
 	CHECK(err_is(err, c->expect));
-	CHECK(d.records == NULL);
+	CHECK(!d.records);
 	report(ok, c->name);
 }
 
@@ -267,7 +279,8 @@ static void test_parse_every_truncation(void)
 		char err[256] = "";
 
 		memcpy(copy, buf, cut);
-		if (bts_dump_parse(copy, cut, &d, err, sizeof(err)) != -1 || !strstr(err, "offset ")) {
+		if (bts_dump_parse(copy, cut, &d, err, sizeof(err)) != -1 ||
+		    !strstr(err, "offset ")) {
 			printf("# cut at %zu: accepted or no offset (\"%s\")\n", cut, err);
 			ok = false;
 		}
@@ -493,9 +506,9 @@ static void test_kaslr_bias(void)
 	d.stext = 0xffffffff81000000ULL + d.kaslr_offset;
 	resolver_set_dump(&r, &d);
 	s = resolve_sym(&r, 0xffffffff81000104ULL + d.kaslr_offset);
-	CHECK(s && !strcmp(sym_name(&r.st, s), "target_fn") && sym_offset(&r, s,
-	      0xffffffff81000104ULL + d.kaslr_offset) == 4);
-	CHECK(resolve_sym(&r, 0xffffffff81000104ULL) == NULL);
+	CHECK(s && !strcmp(sym_name(&r.st, s), "target_fn") &&
+	      sym_offset(&r, s, 0xffffffff81000104ULL + d.kaslr_offset) == 4);
+	CHECK(!resolve_sym(&r, 0xffffffff81000104ULL));
 	resolver_free(&r);
 	unlink(path);
 	free(path);
@@ -523,7 +536,7 @@ static void test_resolve_never_fills_the_table(void)
 	resolver_set_dump(&r, &d);
 	alarm(60);	/* a lookup that never ends fails the run, not hangs it */
 	for (uint64_t a = 0xffffffff81000100ULL; a < 0xffffffff81000100ULL + 20000; a++)
-		named += resolve_sym(&r, a) != NULL;
+		named += !!resolve_sym(&r, a);
 	alarm(0);
 	CHECK(named == 20000);
 	resolver_free(&r);
@@ -629,7 +642,7 @@ static void test_u64map(void)
 	*u64map_get(&m, U64MAP_EMPTY, 7) += 1;
 	CHECK(m.n == 10000);
 	CHECK(*u64map_find(&m, 0x1000 * 9999) == 9999);
-	CHECK(u64map_find(&m, 0x1001) == NULL);
+	CHECK(!u64map_find(&m, 0x1001));
 	CHECK(u64map_find(&m, U64MAP_EMPTY) && *u64map_find(&m, U64MAP_EMPTY) == 8);
 	u64map_free(&m);
 	report(ok, "u64map: inserts, finds, grows, and keeps the all-ones key");
