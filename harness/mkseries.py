@@ -233,6 +233,7 @@ def ident():
 
 
 def series(outdir):
+    outdir = os.path.abspath(outdir)
     steps, excludes = parse_steps()
     owner = assign(steps, excludes)
     name, mail = ident()

@@ -16,7 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 pristine=$BUILD/pristine/linux-source-6.12
 build=0
 [ "${1:-}" = --build ] && build=1 && shift
-out=${1:-$BUILD/series}
+out=$(realpath -m "${1:-$BUILD/series}")
 n=0 bad=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; bad=1; }
