@@ -16,9 +16,11 @@
  *
  * A source records each CPU's most recent taken branches into a per-CPU
  * circular buffer of fixed capacity. A user freezes a CPU, copies its
- * newest records out (oldest first) and thaws it again. The hooks on the
- * oops, BUG and panic paths freeze the faulting CPU before anything else
- * runs, so that the history ends at the fault.
+ * newest records out (oldest first) and thaws it again.
+ * bts-series: from capture
+ * The hooks on the oops, BUG and panic paths freeze the faulting CPU
+ * before anything else runs, so that the history ends at the fault.
+ * bts-series: end
  *
  * Nothing declared here may sleep except where the kernel-doc says so:
  * the freeze, thaw and read operations run in NMI and oops context.

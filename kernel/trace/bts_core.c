@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bts core: the registry of branch sources, the armed source and per-CPU
- * snapshots of branch history (fault capture: bts_capture.c).
+ * snapshots of branch history.
+ * bts-series: from capture
+ * Fault capture is in bts_capture.c.
+ * bts-series: end
  *
  * Layer: between the branch sources (Intel BTS in arch/x86/events/intel/,
  * software call edges in trace_bts_sw.c) and their users (the ftrace

@@ -880,7 +880,7 @@ static const struct file_operations bts_dump_fops = {
 	.llseek		= noop_llseek,
 };
 
-/* What ftrace:bts entries and bts/capture call enum bts_reason. */
+/* What ftrace:bts entries call enum bts_reason. */
 static const char * const bts_reason_names[] = {
 	[BTS_REASON_DUMP]	= "dump",
 	[BTS_REASON_OOPS]	= "oops",

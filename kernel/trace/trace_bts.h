@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Between the parts of the bts tracer in kernel/trace: the dump format
- * (trace_bts_dump.c), which the tracer, the persistent region and the
- * kdump table all write; the persistent region (trace_bts_persist.c);
- * and what the tracer offers the bts_dump event trigger
- * (trace_events_trigger.c). No locks, no allocation, no sleeping in
- * bts_fill_dump_header(), bts_fill_capture_header() or bts_trigger_dump().
+ * Between the parts of the bts tracer in kernel/trace: the kernel's build
+ * ID and the dump format (trace_bts_dump.c), which everything that writes
+ * a history out uses.
+ * bts-series: from persist
+ * The persistent region (trace_bts_persist.c).
+ * bts-series: end
+ * bts-series: from trigger
+ * What the tracer offers the bts_dump event trigger
+ * (trace_events_trigger.c).
+ * bts-series: end
+ * Nothing declared here sleeps, allocates or locks, but bts_persist_init().
  */
 #ifndef _KERNEL_TRACE_TRACE_BTS_H
 #define _KERNEL_TRACE_TRACE_BTS_H

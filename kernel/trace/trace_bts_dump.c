@@ -9,9 +9,9 @@
  * table.
  * bts-series: end
  *
- * Layer: below the tracer and the files that keep histories past a
- * panic, which all call in here; it calls none of them. Nothing here
- * sleeps, allocates or takes a lock: it runs on the panic and crash paths.
+ * Layer: below the tracer and what keeps histories past a panic, which
+ * call in here; it calls none of them. Nothing here sleeps, allocates or
+ * takes a lock: the header is filled on the panic and crash paths too.
  */
 #include <linux/bts.h>
 #include <linux/buildid.h>

@@ -930,10 +930,18 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 	     i < INTEL_BTS_PMI_WAIT_US; i++)
 		bts->hw->pmi_settle();
 	/* bts-series: end */
+	/* bts-series: until intel-stream */
+	/*
+	 * Not armed first: a capture NMI from here on finds nothing to
+	 * freeze or thaw.
+	 */
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
 	/*
 	 * Not armed first: a capture NMI from here on finds nothing to
 	 * freeze or thaw, and perf's PMI handler nothing to drain.
 	 */
+	/* bts-series: end */
 	WRITE_ONCE(c->armed, false);
 	barrier();
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
@@ -1094,7 +1102,12 @@ static unsigned long intel_bts_kcore_addr(const void *p)
  * @c:		the CPU's state, armed
  * @slot:	filled in (struct bts_live_slot, include/uapi/linux/bts.h)
  *
+ * bts-series: until intel-stream
+ * The documented reading of the slot (BTS_LIVE_CIRCULAR) is
+ * bts-series: end
+ * bts-series: from intel-stream
  * The documented reading of the slot (BTS_LIVE_CIRCULAR, _STREAM) is
+ * bts-series: end
  * intel_bts_cpu_read()'s: the KUnit suite intel_bts_live checks that they
  * agree. Process context or the CPU's hotplug callback.
  */
@@ -1366,9 +1379,14 @@ out:
 }
 
 /*
+ * bts-series: until intel-stream
+ * Disarm every online CPU (the offline callback), then release perf's.
+ * bts-series: end
+ * bts-series: from intel-stream
  * Disarm every online CPU (the offline callback), take the PMI hooks out
  * (a hook still running elsewhere finds its CPU disarmed), then release
  * perf's.
+ * bts-series: end
  */
 static void intel_bts_disarm(void)
 {
