@@ -31,15 +31,21 @@
 /* bts-series: from others */
 #include <asm/apic.h>
 /* bts-series: end */
+/* bts-series: from fault-mark */
 #include <asm/desc.h>
 #include <asm/fred.h>
 #include <asm/ibt.h>
+/* bts-series: end */
 /* bts-series: from others */
 #include <asm/nmi.h>
 /* bts-series: end */
 #include <asm/ptrace.h>
+/* bts-series: from fault-mark */
 #include <asm/sections.h>
+/* bts-series: end */
+/* bts-series: from fault-mark */
 #include <asm/trapnr.h>
+/* bts-series: end */
 
 #include "bts_core.h"
 
@@ -240,6 +246,7 @@ static DEFINE_PER_CPU(unsigned int, bts_nmi_seen);
 #define BTS_PANIC_EMIT_WAIT_US	100000
 /* bts-series: end */
 
+/* bts-series: from fault-mark */
 static bool notrace bts_in_entry_text(u64 addr)
 {
 	return addr >= (unsigned long)__entry_text_start &&
@@ -414,6 +421,7 @@ static void notrace bts_mark_fault(struct bts_capture *cap,
 		cap->recs[i].flags |= BTS_FLAG_FAULT;
 }
 
+/* bts-series: end */
 /*
  * Copy this (frozen) CPU's history into @cap: @room records at most (one
  * slot is kept free for bts_mark_fault() in a fault slot). Publishes
@@ -796,8 +804,10 @@ static void notrace bts_panic_buffer(struct bts_source *src,
 	bts_freeze_this_cpu(src);
 	bts_capture_this_cpu(src, cap, BTS_REASON_PANIC,
 			     bts_capture_capacity - 1);
+	/* bts-series: from fault-mark */
 	if (cap->valid)
 		bts_mark_fault(cap, BTS_REASON_PANIC, regs);
+	/* bts-series: end */
 	WRITE_ONCE(bts_panic_buf_cpu, cpu);
 	/* The copy and its CPU before HELD, for readers on other CPUs. */
 	atomic_set_release(&bts_panic_buf_state, BTS_PANIC_BUF_HELD);
@@ -853,8 +863,10 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 	/* One slot stays free for bts_mark_fault(). */
 	bts_capture_this_cpu(src, &slot->cap, reason,
 			     bts_capture_capacity - 1);
+	/* bts-series: from fault-mark */
 	if (slot->cap.valid)
 		bts_mark_fault(&slot->cap, reason, regs);
+	/* bts-series: end */
 
 	if (early) {
 		/* Not held: the trap may be a WARN, the task may move. */

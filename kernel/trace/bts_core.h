@@ -39,9 +39,11 @@ struct bts_capture {
 	bool valid;
 };
 
+/* bts-series: from fault-mark */
 u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
 u32 bts_find_panic_record(const struct bts_record *recs, unsigned int count);
 u64 bts_exception_entry(unsigned int vector);
+/* bts-series: end */
 /* What a CPU's own fault is: see bts_capture_fault(). */
 enum bts_fault_state {
 	BTS_FAULT_NONE,

@@ -13,7 +13,7 @@
  * bts-series: from records
  * bts/per_cpu/cpuN/records reads them as a binary dump.
  * bts-series: end
- * bts-series: from capture
+ * bts-series: from capture-trace
  * When the kernel oopses, hits BUG() or panics, the faulting CPU is frozen
  * first thing, its history is captured and written into the ring buffer
  * before oops_enter() turns tracing off, so ftrace_dump_on_oops prints it;
@@ -25,7 +25,7 @@
  *
  * Layer: the tracer. It knows the ring buffer and tracefs, and nothing of
  * MSRs: sources come from bts_core.c.
- * bts-series: from capture
+ * bts-series: from capture-trace
  * Captures come from bts_capture.c.
  * bts-series: end
  *
@@ -66,14 +66,14 @@
 
 /* Tracer options (trace_options, options/). */
 #define BTS_OPT_USER		BIT(0)	/* record user-mode branches too */
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 #define BTS_OPT_OOPS		BIT(1)	/* capture at oops, BUG, panic, #GP */
 #define BTS_OPT_WARN		BIT(2)	/* capture at WARN too */
 /* bts-series: end */
 /* bts-series: from stream */
 #define BTS_OPT_STREAM		BIT(3)	/* stream mode (bts/mode) */
 /* bts-series: end */
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 /* The options that re-arm the source; the others only change captures. */
 /* bts-series: until stream */
 #define BTS_OPT_REARM		BTS_OPT_USER
@@ -85,7 +85,7 @@
 
 static struct tracer_opt bts_opts[] = {
 	{ TRACER_OPT(bts_user, BTS_OPT_USER) },
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	{ TRACER_OPT(bts_capture_oops, BTS_OPT_OOPS) },
 	{ TRACER_OPT(bts_capture_warn, BTS_OPT_WARN) },
 	/* bts-series: end */
@@ -97,10 +97,10 @@ static struct tracer_opt bts_opts[] = {
 
 /* User branches are opt-in: they reveal the control flow of processes. */
 static struct tracer_flags bts_flags = {
-	/* bts-series: until capture */
+	/* bts-series: until capture-trace */
 	.val	= 0,
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	.val	= BTS_OPT_OOPS,
 	/* bts-series: end */
 	.opts	= bts_opts,
@@ -208,7 +208,7 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 	return i;
 }
 
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 /*
  * Called by the core with IRQs off (in NMI for the CPUs reached by the
  * capture NMI), before oops_enter() turns tracing off: write @cpu's
@@ -471,7 +471,7 @@ static struct bts_source *bts_selected_source(enum bts_select sel)
 	}
 }
 
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 static unsigned int bts_capture_reasons(u32 opts)
 {
 	unsigned int reasons = 0;
@@ -518,7 +518,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		return ret;
 	}
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	ret = bts_capture_enable(bts_capture_reasons(opts), bts_emit_capture);
 	if (ret) {
 		bts_disarm();
@@ -549,7 +549,7 @@ static void bts_stop_recording(void)
 	/* bts-series: from stream */
 	WRITE_ONCE(bts_streaming, false);
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	bts_capture_disable();
 	/* bts-series: end */
 	bts_disarm();
@@ -893,7 +893,7 @@ static const char * const bts_reason_names[] = {
 	/* bts-series: end */
 };
 
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/capture                                                 */
 
@@ -1002,10 +1002,10 @@ static int bts_percpu_open(struct inode *inode, struct file *file)
 	snap.fault_index = U32_MAX;
 	snap.cpu = cpu;
 	cap_recs = NULL;
-	/* bts-series: until capture */
+	/* bts-series: until capture-trace */
 	if (!bts_busy) {
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	if (capture) {
 		if (!bts_capture_get(cpu, &cap_recs, &snap))
 			cap_recs = NULL;
@@ -1529,7 +1529,7 @@ static int __init bts_init_tracefs(void)
 			  &bts_seq_fops);
 	/* bts-series: end */
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	trace_create_file("capture", TRACE_MODE_WRITE, top, bts_capture_show,
 			  &bts_capture_fops);
 	/* bts-series: end */
@@ -1552,7 +1552,7 @@ static int __init bts_init_tracefs(void)
 		trace_create_file("records", TRACE_MODE_READ, dir,
 				  (void *)((unsigned long)cpu << 1),
 				  &bts_percpu_fops);
-		/* bts-series: from capture */
+		/* bts-series: from capture-trace */
 		trace_create_file("capture", TRACE_MODE_READ, dir,
 				  (void *)(((unsigned long)cpu << 1) | 1),
 				  &bts_percpu_fops);
@@ -1738,11 +1738,11 @@ static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 	int ret = 0;
 
 	mutex_lock(&bts_lock);
-	/* bts-series: until capture */
+	/* bts-series: until capture-trace */
 	if (bts_busy && bts_trace == tr)
 		ret = bts_rearm(bts_selected, opts);
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	if (bts_busy && bts_trace == tr) {
 		if (bit & BTS_OPT_REARM)
 			ret = bts_rearm(bts_selected, opts);

@@ -37,7 +37,7 @@ void bts_fill_dump_header(struct bts_dump_header *h,
 			  bool capture, bool user,
 			  const struct bts_source *src);
 /* bts-series: end */
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 void bts_fill_capture_header(struct bts_dump_header *h,
 			     const struct bts_snapshot *snap, unsigned int cpu);
 /* bts-series: end */

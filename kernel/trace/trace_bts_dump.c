@@ -110,11 +110,11 @@ void notrace bts_fill_dump_header(struct bts_dump_header *h,
 		h->flags |= BTS_DUMP_WRAPPED;
 	if (snap->window == BTS_WINDOW_EMPTY)
 		h->flags |= BTS_DUMP_EMPTY;
-	/* bts-series: until capture */
+	/* bts-series: until capture-trace */
 	if (capture)
 		h->flags |= BTS_DUMP_CAPTURE;
 	/* bts-series: end */
-	/* bts-series: from capture */
+	/* bts-series: from capture-trace */
 	if (capture) {
 		h->flags |= BTS_DUMP_CAPTURE;
 		h->lost = bts_capture_lost();
@@ -127,7 +127,7 @@ void notrace bts_fill_dump_header(struct bts_dump_header *h,
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
 }
 
-/* bts-series: from capture */
+/* bts-series: from capture-trace */
 /**
  * bts_fill_capture_header - the dump header of a CPU's capture, any context
  * @h:		the header to fill
