@@ -28,6 +28,13 @@
  * bts-series: from capture-trace
  * Captures come from bts_capture.c.
  * bts-series: end
+ * bts-series: from trigger
+ * The bts_dump trigger's dump is in trace_bts_trigger.c.
+ * bts-series: end
+ * bts-series: from stream
+ * Stream mode's sink, which writes records as they are taken, is in
+ * trace_bts_stream.c; the mode is chosen here (bts/mode).
+ * bts-series: end
  *
  * WARNING: with the hardware source the CPU stores a record for every
  * taken branch: expect a large slowdown. The software source costs a
@@ -155,15 +162,15 @@ static atomic_t bts_writer_claimed;
  * One ftrace:bts_history entry (the CPU, its kernel's _stext, KASLR
  * offset, release and build ID), then one ftrace:bts entry per record,
  * on the writing CPU's buffer; the entries' cpu field says whose history
- * it is. Any context: the ring
- * buffer is NMI safe and this allocates nothing.
+ * it is. Any context: the ring buffer is NMI safe and this allocates
+ * nothing.
  *
  * Return: the number of entries written (less than snap->count when the
  * buffer is off or full).
  */
-static unsigned int notrace bts_emit(struct trace_array *tr,
-				     const struct bts_record *recs,
-				     const struct bts_snapshot *snap)
+unsigned int notrace bts_emit(struct trace_array *tr,
+			      const struct bts_record *recs,
+			      const struct bts_snapshot *snap)
 {
 	struct trace_buffer *buffer = tr->array_buffer.buffer;
 	unsigned int trace_ctx = tracing_gen_ctx();
@@ -208,6 +215,14 @@ static unsigned int notrace bts_emit(struct trace_array *tr,
 	return i;
 }
 
+/* bts-series: from trigger */
+/* bts/nr_records, for a trigger's dump: any context. */
+unsigned int notrace bts_dump_nr_records(void)
+{
+	return READ_ONCE(bts_nr_records);
+}
+
+/* bts-series: end */
 /* bts-series: from capture-trace */
 /*
  * Called by the core with IRQs off (in NMI for the CPUs reached by the
@@ -295,167 +310,6 @@ static int bts_emit_last_boot(const struct bts_dump_header *d,
 }
 /* bts-series: end */
 
-/* bts-series: from stream */
-/* ------------------------------------------------------------------ */
-/* Stream mode: records into the ring buffer as they are taken          */
-
-/**
- * struct bts_stream_cpu - one CPU's stream, since the last arming
- * @seq:	records handed over (the next one's pos, modulo 2^32)
- * @written:	records written into the ring buffer
- * @lost:	records the ring buffer refused, that came in an NMI
- *		while this CPU was writing, or that the source lost
- * @pending:	of @lost, those no ftrace:bts_gap entry has reported yet
- * @gaps:	ftrace:bts_gap entries written
- * @src_lost:	of @lost, those the source lost (a full hardware buffer
- *		counts one: how many the CPU dropped is unknowable)
- * @paused:	times the source paused (stream mode's CPU-time budget);
- *		each counts one record in @lost, not in @src_lost
- * @refused:	bts_dump triggers refused in NMI context (see
- *		bts_trigger_dump())
- * @busy:	this CPU is writing (IRQs off): an NMI's records are lost
- */
-struct bts_stream_cpu {
-	local_t seq;
-	local_t written;
-	local_t lost;
-	local_t pending;
-	local_t gaps;
-	local_t src_lost;
-	local_t refused;
-	local_t paused;
-	int busy;
-};
-
-/* Armed in stream mode: the sink is set. Read by triggers, in any context. */
-static bool bts_streaming;
-
-static DEFINE_PER_CPU(struct bts_stream_cpu, bts_stream_cpus);
-
-/* Write the pending loss as one ftrace:bts_gap entry; false if refused. */
-static bool notrace bts_stream_gap(struct trace_buffer *buffer,
-				   struct bts_stream_cpu *sc, unsigned int cpu,
-				   unsigned int trace_ctx)
-{
-	long lost = local_read(&sc->pending);
-	struct ring_buffer_event *event;
-	struct bts_gap_entry *gap;
-
-	event = trace_buffer_lock_reserve(buffer, TRACE_BTS_GAP, sizeof(*gap),
-					  trace_ctx);
-	if (!event)
-		return false;
-	gap = ring_buffer_event_data(event);
-	gap->cpu = cpu;
-	gap->lost = lost;
-	trace_buffer_unlock_commit_nostack(buffer, event);
-	local_sub(lost, &sc->pending);
-	local_inc(&sc->gaps);
-	return true;
-}
-
-/**
- * bts_stream_write - the stream sink: this CPU's records into the ring buffer
- * @recs:	records, oldest first
- * @n:		how many
- * @lost:	records the source lost before @recs (at least)
- * @paused:	@lost is a pause of the source, not a loss it suffered
- *
- * One ftrace:bts entry per record (nr 0, reason stream, pos the CPU's
- * stream sequence number), on this CPU's ring buffer. Nothing is lost
- * silently: a record the ring buffer refuses (full without overwrite,
- * writing off) is counted, and an ftrace:bts_gap entry with the count
- * comes before the next record written, whose pos jumps by that count.
- * Records the source lost (a full hardware buffer) count the same way.
- * IRQs are off while writing, so that records of one CPU are written in
- * the order they were taken; an NMI that brings records meanwhile has
- * them counted as lost instead. Any context: no locks, no allocation.
- */
-static void notrace bts_stream_write(const struct bts_record *recs,
-				     unsigned int n, unsigned long lost,
-				     bool paused)
-{
-	struct trace_array *tr = READ_ONCE(bts_trace);
-	struct bts_stream_cpu *sc = this_cpu_ptr(&bts_stream_cpus);
-	unsigned int cpu = raw_smp_processor_id();
-	struct ring_buffer_event *event;
-	struct trace_buffer *buffer;
-	unsigned int trace_ctx, i;
-	struct bts_entry *entry;
-	unsigned long flags;
-	long seq;
-
-	local_irq_save(flags);
-	if (lost) {
-		local_add(lost, &sc->seq);
-		local_add(lost, &sc->lost);
-		local_add(lost, &sc->pending);
-		if (paused)
-			local_inc(&sc->paused);
-		else
-			local_add(lost, &sc->src_lost);
-	}
-	if (!tr || sc->busy) {
-		local_add(n, &sc->seq);
-		local_add(n, &sc->lost);
-		local_add(n, &sc->pending);
-		local_irq_restore(flags);
-		return;
-	}
-	sc->busy = 1;
-	barrier();
-	buffer = tr->array_buffer.buffer;
-	trace_ctx = tracing_gen_ctx_flags(flags);
-	for (i = 0; i < n; i++) {
-		seq = local_inc_return(&sc->seq) - 1;
-		if (local_read(&sc->pending) &&
-		    !bts_stream_gap(buffer, sc, cpu, trace_ctx))
-			goto lost;
-		event = trace_buffer_lock_reserve(buffer, TRACE_BTS,
-						  sizeof(*entry), trace_ctx);
-		if (!event)
-			goto lost;
-		entry = ring_buffer_event_data(event);
-		entry->from = recs[i].from;
-		entry->to = recs[i].to;
-		entry->flags = recs[i].flags;
-		entry->cpu = cpu;
-		entry->pos = (u32)seq;
-		entry->nr = 0;
-		entry->reason = BTS_REASON_STREAM;
-		trace_buffer_unlock_commit_nostack(buffer, event);
-		local_inc(&sc->written);
-		continue;
-lost:
-		local_inc(&sc->lost);
-		local_inc(&sc->pending);
-	}
-	barrier();
-	sc->busy = 0;
-	local_irq_restore(flags);
-}
-
-/* Before arming in stream mode: counts start again. bts_lock held. */
-static void bts_stream_reset(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
-
-		local_set(&sc->seq, 0);
-		local_set(&sc->written, 0);
-		local_set(&sc->lost, 0);
-		local_set(&sc->pending, 0);
-		local_set(&sc->gaps, 0);
-		local_set(&sc->src_lost, 0);
-		local_set(&sc->refused, 0);
-		local_set(&sc->paused, 0);
-		sc->busy = 0;
-	}
-}
-
-/* bts-series: end */
 /* ------------------------------------------------------------------ */
 /* Sources and arming                                                   */
 
@@ -503,8 +357,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 	/* bts-series: from stream */
 	if (opts & BTS_OPT_STREAM) {
 		arm_flags |= BTS_ARM_STREAM;
-		bts_stream_reset();
-		bts_set_stream_sink(bts_stream_write);
+		bts_stream_start(tr);
 	}
 	/* bts-series: end */
 	ret = bts_arm(src, arm_flags);
@@ -514,7 +367,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 	/* bts-series: end */
 	/* bts-series: from stream */
 	if (ret) {
-		bts_set_stream_sink(NULL);
+		bts_stream_stop();
 		return ret;
 	}
 	/* bts-series: end */
@@ -523,7 +376,7 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 	if (ret) {
 		bts_disarm();
 		/* bts-series: from stream */
-		bts_set_stream_sink(NULL);
+		bts_stream_stop();
 		/* bts-series: end */
 		return ret;
 	}
@@ -533,7 +386,6 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 		src->name, src->capacity());
 	/* bts-series: end */
 	/* bts-series: from stream */
-	WRITE_ONCE(bts_streaming, opts & BTS_OPT_STREAM);
 	pr_info("recording with source %s (%u records per CPU%s)\n",
 		src->name, src->capacity(),
 		(opts & BTS_OPT_STREAM) ? ", streaming" : "");
@@ -546,16 +398,13 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 
 static void bts_stop_recording(void)
 {
-	/* bts-series: from stream */
-	WRITE_ONCE(bts_streaming, false);
-	/* bts-series: end */
 	/* bts-series: from capture-trace */
 	bts_capture_disable();
 	/* bts-series: end */
 	bts_disarm();
 	/* bts-series: from stream */
-	/* After the disarm: no source calls bts_stream_emit() any more. */
-	bts_set_stream_sink(NULL);
+	/* After the disarm: no source hands records over any more. */
+	bts_stream_stop();
 	/* bts-series: end */
 }
 
@@ -665,7 +514,7 @@ static const struct file_operations bts_source_fops = {
 
 /* bts-series: from stream */
 /* ------------------------------------------------------------------ */
-/* tracefs: bts/mode, bts/stream                                        */
+/* tracefs: bts/mode                                                    */
 
 static const char * const bts_mode_names[] = { "ring", "stream" };
 
@@ -719,31 +568,6 @@ static const struct file_operations bts_mode_fops = {
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
-
-static const struct file_operations bts_seq_fops = {
-	.open		= bts_seq_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-/* Per possible CPU, since the last arming in stream mode. */
-static int bts_stream_show(struct seq_file *m, void *v)
-{
-	int cpu;
-
-	seq_puts(m, "# cpu records written lost gaps source_lost nmi_dumps_refused paused\n");
-	for_each_possible_cpu(cpu) {
-		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
-
-		seq_printf(m, "%d %ld %ld %ld %ld %ld %ld %ld\n", cpu,
-			   local_read(&sc->seq), local_read(&sc->written),
-			   local_read(&sc->lost), local_read(&sc->gaps),
-			   local_read(&sc->src_lost), local_read(&sc->refused),
-			   local_read(&sc->paused));
-	}
-	return 0;
-}
 
 /* bts-series: end */
 /* ------------------------------------------------------------------ */
@@ -1189,304 +1013,6 @@ static const struct file_operations bts_bench_fops = {
 	.release	= single_release,
 };
 #endif
-
-/* bts-series: end */
-/* bts-series: from trigger */
-/* ------------------------------------------------------------------ */
-/* Triggers: the bts_dump event trigger and function command           */
-
-/*
- * A bts_dump trigger copies the current CPU's history into per-CPU room
- * of its own (the trigger may fire while a dump or another trigger on
- * this CPU is using bts_scratch), allocated while any trigger exists:
- * BTS_NR_RECORDS_MAX records per possible CPU, 64 KiB each. Under
- * bts_trigger_mutex, which is held across the wait in bts_trigger_put().
- */
-static DEFINE_MUTEX(bts_trigger_mutex);
-static unsigned int bts_trigger_refs;
-static DEFINE_PER_CPU(struct bts_record *, bts_trigger_room);
-static DEFINE_PER_CPU(struct bts_record *, bts_trigger_retired);
-/* A trigger firing inside another on the same CPU (an NMI) is skipped. */
-static DEFINE_PER_CPU(unsigned int, bts_trigger_busy);
-
-static void bts_trigger_free_room(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		kvfree(per_cpu(bts_trigger_room, cpu));
-		per_cpu(bts_trigger_room, cpu) = NULL;
-	}
-}
-
-/**
- * bts_trigger_get - a bts_dump trigger is being set: hold the room it needs
- *
- * Process context.
- *
- * Return: 0 or -ENOMEM.
- */
-int bts_trigger_get(void)
-{
-	int cpu, ret = 0;
-
-	mutex_lock(&bts_trigger_mutex);
-	if (bts_trigger_refs++)
-		goto out;
-	for_each_possible_cpu(cpu) {
-		struct bts_record *room = kvcalloc(BTS_NR_RECORDS_MAX,
-						   sizeof(*room), GFP_KERNEL);
-
-		if (!room) {
-			bts_trigger_free_room();
-			bts_trigger_refs = 0;
-			ret = -ENOMEM;
-			goto out;
-		}
-		per_cpu(bts_trigger_room, cpu) = room;
-	}
-out:
-	mutex_unlock(&bts_trigger_mutex);
-	return ret;
-}
-
-/**
- * bts_trigger_put - a bts_dump trigger is gone
- *
- * The last one frees the room once no trigger can be running: event
- * triggers and function probes run with preemption off, possibly where
- * RCU is not watching, so every CPU is made to schedule first.
- */
-void bts_trigger_put(void)
-{
-	struct bts_record *room;
-	int cpu;
-
-	mutex_lock(&bts_trigger_mutex);
-	if (WARN_ON_ONCE(!bts_trigger_refs) || --bts_trigger_refs)
-		goto out;
-	/* Unpublish, wait, free: a trigger reads its room once. */
-	for_each_possible_cpu(cpu) {
-		room = per_cpu(bts_trigger_room, cpu);
-		WRITE_ONCE(per_cpu(bts_trigger_room, cpu), NULL);
-		per_cpu(bts_trigger_retired, cpu) = room;
-	}
-	synchronize_rcu_tasks_rude();
-	for_each_possible_cpu(cpu) {
-		kvfree(per_cpu(bts_trigger_retired, cpu));
-		per_cpu(bts_trigger_retired, cpu) = NULL;
-	}
-out:
-	mutex_unlock(&bts_trigger_mutex);
-}
-
-/**
- * bts_trigger_dump - write this CPU's newest branches into @tr's buffer
- * @tr: the trace array of the event or function the trigger is on
- *
- * bts/nr_records of them, oldest first, as a dump writes them. Any
- * context (IRQs off, a runqueue lock held, NMI): no locks, no
- * allocation, no IPI. Writes nothing while no source is armed, or when
- * it interrupts another trigger's dump on this CPU.
- *
- * The CPU stays frozen while the entries are written: the dump's own
- * ring-buffer writes (thousands of branches) are not recorded. So a
- * trigger adds to the history only the branches from its entry here to
- * the freeze and from the thaw back.
- *
- * In stream mode a trigger that fires in NMI context is refused, and
- * counted in bts/stream: every branch reaches the ring buffer through the
- * stream already, and the branches of a trigger's path, once per NMI
- * handler, would take much of the room below the BTS interrupt's
- * threshold in every NMI (the next interrupt would come after a few
- * hundred branches of the interrupted code, or, on a debug kernel, from
- * within the NMI itself).
- *
- * Return: true when it wrote (some of) the history into @tr's buffer.
- */
-bool notrace bts_trigger_dump(struct trace_array *tr)
-{
-	struct bts_snapshot snap;
-	struct bts_source *src;
-	struct bts_record *room;
-	unsigned long flags;
-	bool wrote = false;
-
-	local_irq_save(flags);
-	if (this_cpu_inc_return(bts_trigger_busy) != 1)
-		goto out;
-	/* bts-series: from stream */
-	if (in_nmi() && READ_ONCE(bts_streaming)) {
-		local_inc(&this_cpu_ptr(&bts_stream_cpus)->refused);
-		goto out;
-	}
-	/* bts-series: end */
-	room = READ_ONCE(*this_cpu_ptr(&bts_trigger_room));
-	src = bts_armed_source();
-	if (!room || !src)
-		goto out;
-	bts_freeze_this_cpu(src);
-	if (bts_read_frozen_this_cpu(src, room, READ_ONCE(bts_nr_records),
-				     &snap))
-		wrote = bts_emit(tr, room, &snap) > 0;
-	bts_thaw_this_cpu(src);
-out:
-	this_cpu_dec(bts_trigger_busy);
-	local_irq_restore(flags);
-	return wrote;
-}
-
-/**
- * bts_trigger_dump_count - bts_trigger_dump() for a trigger with a count
- * @tr:		as for bts_trigger_dump()
- * @count:	the dumps the trigger has left; ULONG_MAX (-1) is no limit
- *
- * A count is used up only by a dump that wrote. It is taken before the
- * dump, so that triggers running at once on several CPUs never write
- * more dumps than it held, and given back when nothing was written (no
- * source armed, another dump on this CPU, tracing off). Any context.
- *
- * Return: true when it wrote.
- */
-bool notrace bts_trigger_dump_count(struct trace_array *tr,
-				    unsigned long *count)
-{
-	unsigned long old;
-
-	do {
-		old = READ_ONCE(*count);
-		if (!old)
-			return false;
-		if (old == ULONG_MAX)
-			return bts_trigger_dump(tr);
-	} while (cmpxchg(count, old, old - 1) != old);
-	if (bts_trigger_dump(tr))
-		return true;
-	do {
-		old = READ_ONCE(*count);
-	} while (cmpxchg(count, old, old + 1) != old);
-	return false;
-}
-
-#ifdef CONFIG_DYNAMIC_FTRACE
-/*
- * The function command: echo 'FUNC:bts_dump[:N]' > set_ftrace_filter,
- * like stacktrace: a dump on each entry into FUNC, N times or always.
- * The count lives in a func mapper, one per probe; -1 is no count.
- */
-static void notrace bts_dump_probe(unsigned long ip, unsigned long parent_ip,
-				   struct trace_array *tr,
-				   struct ftrace_probe_ops *ops, void *data)
-{
-	struct ftrace_func_mapper *mapper = data;
-	unsigned long *count = NULL;
-
-	/* The count is a long, -1 for none: the same bits as ULONG_MAX. */
-	if (mapper)
-		count = (unsigned long *)ftrace_func_mapper_find_ip(mapper, ip);
-	if (count)
-		bts_trigger_dump_count(tr, count);
-	else
-		bts_trigger_dump(tr);
-}
-
-static int bts_dump_probe_print(struct seq_file *m, unsigned long ip,
-				struct ftrace_probe_ops *ops, void *data)
-{
-	struct ftrace_func_mapper *mapper = data;
-	long *count = NULL;
-
-	seq_printf(m, "%ps:bts_dump", (void *)ip);
-	if (mapper)
-		count = (long *)ftrace_func_mapper_find_ip(mapper, ip);
-	if (count && *count >= 0)
-		seq_printf(m, ":count=%ld\n", *count);
-	else
-		seq_puts(m, ":unlimited\n");
-	return 0;
-}
-
-static int bts_dump_probe_init(struct ftrace_probe_ops *ops,
-			       struct trace_array *tr, unsigned long ip,
-			       void *init_data, void **data)
-{
-	struct ftrace_func_mapper *mapper = *data;
-	int ret;
-
-	if (!mapper) {
-		mapper = allocate_ftrace_func_mapper();
-		if (!mapper)
-			return -ENOMEM;
-		*data = mapper;
-	}
-	ret = bts_trigger_get();
-	if (ret)
-		return ret;
-	ret = ftrace_func_mapper_add_ip(mapper, ip, init_data);
-	if (ret)
-		bts_trigger_put();
-	return ret;
-}
-
-static void bts_dump_probe_free(struct ftrace_probe_ops *ops,
-				struct trace_array *tr, unsigned long ip,
-				void *data)
-{
-	struct ftrace_func_mapper *mapper = data;
-
-	if (!ip) {
-		free_ftrace_func_mapper(mapper, NULL);
-		return;
-	}
-	if (ftrace_func_mapper_remove_ip(mapper, ip))
-		bts_trigger_put();
-}
-
-static struct ftrace_probe_ops bts_dump_probe_ops = {
-	.func	= bts_dump_probe,
-	.print	= bts_dump_probe_print,
-	.init	= bts_dump_probe_init,
-	.free	= bts_dump_probe_free,
-};
-
-static int bts_dump_ftrace_cmd(struct trace_array *tr, struct ftrace_hash *hash,
-			       char *glob, char *cmd, char *param, int enable)
-{
-	unsigned long count = -1UL;
-	int ret;
-
-	if (!tr)
-		return -ENODEV;
-	/* probes only work with set_ftrace_filter */
-	if (!enable)
-		return -EINVAL;
-	if (glob[0] == '!')
-		return unregister_ftrace_function_probe_func(glob + 1, tr,
-							     &bts_dump_probe_ops);
-	if (param && *param) {
-		ret = kstrtoul(param, 0, &count);
-		if (ret)
-			return ret;
-		if ((long)count < 0)
-			return -EINVAL;
-	}
-	ret = register_ftrace_function_probe(glob, tr, &bts_dump_probe_ops,
-					     (void *)count);
-	return ret < 0 ? ret : 0;
-}
-
-static struct ftrace_func_command bts_dump_ftrace_command = {
-	.name	= "bts_dump",
-	.func	= bts_dump_ftrace_cmd,
-};
-
-static __init int bts_register_ftrace_command(void)
-{
-	return register_ftrace_command(&bts_dump_ftrace_command);
-}
-#else
-static __init int bts_register_ftrace_command(void) { return 0; }
-#endif /* CONFIG_DYNAMIC_FTRACE */
 /* bts-series: end */
 
 static struct trace_min_max_param bts_nr_records_param = {
@@ -1525,8 +1051,7 @@ static int __init bts_init_tracefs(void)
 	/* bts-series: from stream */
 	trace_create_file("mode", TRACE_MODE_WRITE, top, bts_mode_show,
 			  &bts_mode_fops);
-	trace_create_file("stream", TRACE_MODE_READ, top, bts_stream_show,
-			  &bts_seq_fops);
+	bts_stream_init(top);
 	/* bts-series: end */
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
 	/* bts-series: from capture-trace */
@@ -1637,30 +1162,6 @@ static struct trace_event bts_history_event = {
 	.funcs		= &bts_history_funcs,
 };
 
-/* bts-series: from stream */
-/* The same text as the event's print format. */
-static enum print_line_t bts_gap_print(struct trace_iterator *iter,
-				       int flags, struct trace_event *event)
-{
-	struct bts_gap_entry *field;
-
-	trace_assign_type(field, iter->ent);
-	trace_seq_printf(&iter->seq, "bts_gap cpu:%u lost:%lu\n", field->cpu,
-			 field->lost);
-	return trace_handle_return(&iter->seq);
-}
-
-static struct trace_event_functions bts_gap_funcs = {
-	.trace		= bts_gap_print,
-	.raw		= bts_gap_print,
-};
-
-static struct trace_event bts_gap_event = {
-	.type		= TRACE_BTS_GAP,
-	.funcs		= &bts_gap_funcs,
-};
-
-/* bts-series: end */
 /* ------------------------------------------------------------------ */
 /* The tracer                                                           */
 
@@ -1774,15 +1275,11 @@ static __init int bts_tracer_register(void)
 		pr_warn("cannot register the ftrace:bts output\n");
 	if (!register_trace_event(&bts_history_event))
 		pr_warn("cannot register the ftrace:bts_history output\n");
-	/* bts-series: from stream */
-	if (!register_trace_event(&bts_gap_event))
-		pr_warn("cannot register the ftrace:bts_gap output\n");
-	/* bts-series: end */
 	ret = register_tracer(&bts_tracer);
 	if (ret)
 		return ret;
 	/* bts-series: from trigger */
-	if (bts_register_ftrace_command())
+	if (bts_trigger_init())
 		pr_warn("cannot register the bts_dump function command\n");
 	/* bts-series: end */
 	return bts_init_tracefs();

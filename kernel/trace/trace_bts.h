@@ -7,10 +7,14 @@
  * The persistent region (trace_bts_persist.c).
  * bts-series: end
  * bts-series: from trigger
- * What the tracer offers the bts_dump event trigger
- * (trace_events_trigger.c).
+ * The bts_dump trigger and function command (trace_bts_trigger.c).
  * bts-series: end
- * Nothing declared here sleeps, allocates or locks, but bts_persist_init().
+ * bts-series: from stream
+ * Stream mode's sink (trace_bts_stream.c).
+ * bts-series: end
+ * Nothing declared here sleeps, allocates or locks, but the functions
+ * called at boot, bts_trigger_get() and bts_trigger_put(), and
+ * bts_stream_start() and bts_stream_stop().
  */
 #ifndef _KERNEL_TRACE_TRACE_BTS_H
 #define _KERNEL_TRACE_TRACE_BTS_H
@@ -26,6 +30,10 @@ struct bts_snapshot;
 struct bts_source;
 struct dentry;
 struct trace_array;
+
+/* trace_bts.c: the tracer's writer of histories, for its other parts */
+unsigned int bts_emit(struct trace_array *tr, const struct bts_record *recs,
+		      const struct bts_snapshot *snap);
 
 /* trace_bts_dump.c */
 void bts_init_build_id(void);
@@ -57,11 +65,30 @@ void bts_persist_test_cpu(u32 cpu);
 
 /* bts-series: end */
 /* bts-series: from trigger */
-/* trace_bts.c, for the bts_dump event trigger */
+/* trace_bts.c: bts/nr_records, for a trigger's dump */
+unsigned int bts_dump_nr_records(void);
+/*
+ * trace_bts_trigger.c: the bts_dump function command (bts_trigger_init(),
+ * at boot), and what the bts_dump event trigger (trace_events_trigger.c)
+ * calls.
+ */
+int bts_trigger_init(void);
 int bts_trigger_get(void);
 void bts_trigger_put(void);
 bool bts_trigger_dump(struct trace_array *tr);
 bool bts_trigger_dump_count(struct trace_array *tr, unsigned long *count);
+
+/* bts-series: end */
+/* bts-series: from stream */
+/*
+ * trace_bts_stream.c: stream mode's sink. bts_stream_start() before the
+ * source is armed to stream into @tr, bts_stream_stop() after it is
+ * disarmed (bts_lock held for both); bts_stream_init() at boot.
+ */
+void bts_stream_start(struct trace_array *tr);
+void bts_stream_stop(void);
+bool bts_stream_refuse_nmi(void);
+void bts_stream_init(struct dentry *bts_dir);
 /* bts-series: end */
 
 #endif /* _KERNEL_TRACE_TRACE_BTS_H */
