@@ -110,11 +110,20 @@ DEFINE_PER_CPU(bool, bts_capture_held);
  *    panic's, taken after the oops report, would not);
  *  - the fault this CPU is held frozen for: it has recorded nothing
  *    since, so that is its history now, whichever task panics on it;
+ * bts-series: until panic-buf
+ *  - else the panicking CPU's own, taken now into its fault slot when
+ *    the slot is free. The panic never waits for a slot and never takes
+ *    one another fault owns (another task's fault or pending trap,
+ *    another CPU resolving a migrated task's trap in it): it is counted
+ *    as lost then.
+ * bts-series: end
+ * bts-series: from panic-buf
  *  - else the panicking CPU's own, taken now: into its fault slot when
  *    the slot is free, else into the one panic buffer. The panic never
  *    waits for a slot and never takes one another fault owns: another
  *    task's fault or pending trap, another CPU resolving a migrated
  *    task's trap in it.
+ * bts-series: end
  *
  * An oops or panic that meets its own CPU's slot half written by this
  * CPU (it interrupted, in NMI or as a fault in that code, this CPU's own
@@ -197,6 +206,7 @@ static int bts_capturing_cpu = -1;
 static DEFINE_PER_CPU(int, bts_panic_from) = -1;
 static int bts_panic_cpu = -1;
 
+/* bts-series: from panic-buf */
 /* The panic buffer: one panic's own history when its slot is not free. */
 enum bts_panic_buf_state {
 	BTS_PANIC_BUF_EMPTY,
@@ -208,6 +218,7 @@ static atomic_t bts_panic_buf_state = ATOMIC_INIT(BTS_PANIC_BUF_EMPTY);
 static struct bts_capture bts_panic_buf;
 /* The CPU whose panic it holds (HELD), or -1. */
 static int bts_panic_buf_cpu = -1;
+/* bts-series: end */
 static atomic64_t bts_lost_faults;
 static atomic64_t bts_dropped_faults;
 static unsigned int bts_capture_reasons;
@@ -685,6 +696,7 @@ static void notrace bts_slot_drop(int cpu)
 	atomic_set(&slot->state, BTS_SLOT_EMPTY);
 }
 
+/* bts-series: from capture-trace */
 /* The panic buffer, when it holds @cpu's panic; else NULL. */
 static struct bts_capture *notrace bts_panic_buf_of(unsigned int cpu)
 {
@@ -695,6 +707,7 @@ static struct bts_capture *notrace bts_panic_buf_of(unsigned int cpu)
 	return &bts_panic_buf;
 }
 
+/* bts-series: end */
 /*
  * This context's trap is pending in slot @mine and met another fault of
  * this context: is that fault its outcome? An oops or a panic keeps it
@@ -723,8 +736,13 @@ static bool notrace bts_fault_meets_pending(struct bts_source *src, int mine,
 
 /*
  * This CPU's slot is not free for @reason. Return: true when the slot is
+ * bts-series: until panic-buf
+ * now this CPU's (BUSY), to be taken; else the fault is counted.
+ * bts-series: end
+ * bts-series: from panic-buf
  * now this CPU's (BUSY), to be taken; else the fault is counted, and a
  * panic is left to bts_panic_buffer().
+ * bts-series: end
  */
 static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 				   enum bts_reason reason, bool early)
@@ -747,8 +765,14 @@ static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 	 */
 	if (!early && old == BTS_SLOT_BUSY && READ_ONCE(slot->writer) == cpu)
 		return true;
+	/* bts-series: until panic-buf */
+	/* A trap is counted once its outcome is known. */
+	if (!early)
+	/* bts-series: end */
+	/* bts-series: from panic-buf */
 	/* A trap is counted once its outcome is known; a panic never. */
 	if (!early && reason != BTS_REASON_PANIC)
+	/* bts-series: end */
 		atomic64_inc(&bts_lost_faults);
 	return false;
 }
@@ -783,6 +807,7 @@ static bool notrace bts_panic_meets_held(int cpu)
 	return true;
 }
 
+/* bts-series: from panic-buf */
 /*
  * A panic whose CPU's slot is not free for it (another task's fault or
  * pending trap, another CPU resolving a trap in it): its own history
@@ -815,6 +840,7 @@ static void notrace bts_panic_buffer(struct bts_source *src,
 	bts_fault_publish(src, cpu, cap, BTS_REASON_PANIC, true, true);
 }
 
+/* bts-series: end */
 /**
  * __bts_fault_freeze - freeze and capture this CPU's history at a fault
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC or _GPF
@@ -851,6 +877,13 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		goto out;
 	slot = bts_slot(cpu);
 	old = atomic_cmpxchg(&slot->state, BTS_SLOT_EMPTY, BTS_SLOT_BUSY);
+	/* bts-series: until panic-buf */
+	if (old == BTS_SLOT_EMPTY)
+		WRITE_ONCE(slot->writer, cpu);
+	else if (!bts_slot_taken(slot, old, reason, early))
+		goto out;
+	/* bts-series: end */
+	/* bts-series: from panic-buf */
 	if (old == BTS_SLOT_EMPTY) {
 		WRITE_ONCE(slot->writer, cpu);
 	} else if (!bts_slot_taken(slot, old, reason, early)) {
@@ -858,6 +891,7 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 			bts_panic_buffer(src, regs);
 		goto out;
 	}
+	/* bts-series: end */
 
 	bts_freeze_this_cpu(src);
 	/* One slot stays free for bts_mark_fault(). */
@@ -931,10 +965,24 @@ static void bts_capture_free(struct bts_capture *cap)
  *		fault (and for the trapping CPU's, if the task moved); IRQs
  *		off, NMI-safe rules apply
  *
+ * bts-series: until others
+ * bts-series: until panic-buf
+ * Allocates a buffer of the armed source's capacity per possible CPU,
+ * its fault slot (bounded: 64 KiB per CPU for 2730 records). Process
+ * context, with a source armed.
+ * bts-series: end
+ * bts-series: from panic-buf
+ * Allocates a buffer of the armed source's capacity per possible CPU,
+ * its fault slot, and one panic buffer (bounded: 64 KiB each for 2730
+ * records). Process context, with a source armed.
+ * bts-series: end
+ * bts-series: end
+ * bts-series: from others
  * Allocates two buffers of the armed source's capacity per possible CPU,
  * its fault slot and its context, and one panic buffer (bounded: 2 x 64
  * KiB per CPU and 64 KiB for 2730 records). Process context, with a
  * source armed.
+ * bts-series: end
  *
  * Return: 0, -ENODEV when nothing is armed, -ENOMEM.
  */
@@ -964,7 +1012,9 @@ int bts_capture_enable(unsigned int reasons,
 			bts_capture_free(per_cpu_ptr(&bts_contexts, cpu));
 			/* bts-series: end */
 		}
+		/* bts-series: from panic-buf */
 		bts_capture_free(&bts_panic_buf);
+		/* bts-series: end */
 		bts_capture_capacity = 0;
 		for_each_possible_cpu(cpu) {
 			struct bts_capture *cap = &bts_slot(cpu)->cap;
@@ -983,11 +1033,13 @@ int bts_capture_enable(unsigned int reasons,
 				return -ENOMEM;
 			/* bts-series: end */
 		}
+		/* bts-series: from panic-buf */
 		bts_panic_buf.recs = kvcalloc(capacity,
 					      sizeof(*bts_panic_buf.recs),
 					      GFP_KERNEL);
 		if (!bts_panic_buf.recs)
 			return -ENOMEM;
+		/* bts-series: end */
 		bts_capture_capacity = capacity;
 	}
 	WRITE_ONCE(bts_capture_reasons, reasons);
@@ -1028,6 +1080,7 @@ void bts_capture_disable(void)
 	synchronize_rcu();
 }
 
+/* bts-series: from capture-trace */
 /**
  * bts_capture_get - one CPU's captured history
  * @cpu:	a possible CPU
@@ -1151,6 +1204,8 @@ bool notrace bts_capture_status(int *cpu, enum bts_reason *reason,
 	return false;
 }
 
+/* bts-series: end */
+/* bts-series: from persist */
 /**
  * bts_capture_first - whose capture a panic writes first
  * @reason:	set to its reason
@@ -1177,6 +1232,7 @@ int notrace bts_capture_first(enum bts_reason *reason)
 	return -1;
 }
 
+/* bts-series: end */
 /*
  * Drop slot @cpu if it holds a fault or a pending trap: a clear, by
  * @writer (this CPU in the IPI, where an oops or panic in NMI takes the
@@ -1215,15 +1271,23 @@ static void bts_clear_panics(void)
 {
 	int cpu;
 
+	/* bts-series: until panic-buf */
+	if (READ_ONCE(bts_panic_cpu) < 0)
+		return;
+	/* bts-series: end */
+	/* bts-series: from panic-buf */
 	if (READ_ONCE(bts_panic_cpu) < 0 &&
 	    atomic_read(&bts_panic_buf_state) == BTS_PANIC_BUF_EMPTY)
 		return;
+	/* bts-series: end */
 	for_each_possible_cpu(cpu)
 		per_cpu(bts_panic_from, cpu) = -1;
 	WRITE_ONCE(bts_panic_cpu, -1);
+	/* bts-series: from panic-buf */
 	WRITE_ONCE(bts_panic_buf.valid, false);
 	WRITE_ONCE(bts_panic_buf_cpu, -1);
 	atomic_set(&bts_panic_buf_state, BTS_PANIC_BUF_EMPTY);
+	/* bts-series: end */
 }
 
 /**

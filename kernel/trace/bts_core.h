@@ -44,6 +44,7 @@ u32 bts_find_fault_record(const struct bts_record *recs, unsigned int count);
 u32 bts_find_panic_record(const struct bts_record *recs, unsigned int count);
 u64 bts_exception_entry(unsigned int vector);
 /* bts-series: end */
+/* bts-series: from capture-trace */
 /* What a CPU's own fault is: see bts_capture_fault(). */
 enum bts_fault_state {
 	BTS_FAULT_NONE,
@@ -51,20 +52,27 @@ enum bts_fault_state {
 	BTS_FAULT_KEPT,
 };
 
+/* bts-series: end */
 int bts_capture_enable(unsigned int reasons,
 		       void (*emit)(unsigned int cpu,
 				    const struct bts_record *recs,
 				    const struct bts_snapshot *snap));
 void bts_capture_set_reasons(unsigned int reasons);
 void bts_capture_disable(void);
+/* bts-series: from capture-trace */
 bool bts_capture_get(unsigned int cpu, const struct bts_record **recs,
 		     struct bts_snapshot *snap);
 bool bts_capture_status(int *cpu, enum bts_reason *reason, bool *pending);
 enum bts_fault_state bts_capture_fault(unsigned int cpu,
 				       enum bts_reason *reason);
+/* bts-series: end */
+/* bts-series: from persist */
 int bts_capture_first(enum bts_reason *reason);
+/* bts-series: end */
+/* bts-series: from capture-trace */
 u64 bts_capture_lost(void);
 u64 bts_capture_dropped(void);
+/* bts-series: end */
 int bts_capture_clear(void);
 /* The CPU holds a freeze for the kept capture: see bts_capture.c. */
 DECLARE_PER_CPU(bool, bts_capture_held);

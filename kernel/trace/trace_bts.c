@@ -113,7 +113,12 @@ static struct tracer_flags bts_flags = {
 	.opts	= bts_opts,
 };
 
+/* bts-series: until source */
+/* Which source to arm: "auto" is hardware if usable, else sw. */
+/* bts-series: end */
+/* bts-series: from source */
 /* What the source file selects; "auto" is hardware if usable, else sw. */
+/* bts-series: end */
 enum bts_select {
 	BTS_SELECT_AUTO,
 	BTS_SELECT_HW,
@@ -420,6 +425,7 @@ static int bts_rearm(enum bts_select sel, u32 opts)
 	return ret;
 }
 
+/* bts-series: from source */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/source                                                  */
 
@@ -512,6 +518,7 @@ static const struct file_operations bts_source_fops = {
 	.release	= single_release,
 };
 
+/* bts-series: end */
 /* bts-series: from stream */
 /* ------------------------------------------------------------------ */
 /* tracefs: bts/mode                                                    */
@@ -1044,8 +1051,10 @@ static int __init bts_init_tracefs(void)
 	/* Not before: without bts/ the region is left as it is. */
 	bts_persist_init(top, bts_emit_last_boot);
 	/* bts-series: end */
+	/* bts-series: from source */
 	trace_create_file("source", TRACE_MODE_WRITE, top, bts_source_show,
 			  &bts_source_fops);
+	/* bts-series: end */
 	trace_create_file("nr_records", TRACE_MODE_WRITE, top,
 			  &bts_nr_records_param, &trace_min_max_fops);
 	/* bts-series: from stream */

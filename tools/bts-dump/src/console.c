@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "console.h"
+/* bts-series: from dump-console-dups */
 #include "resolve.h"
+/* bts-series: end */
 #include "symtab.h"
 #include "util.h"
 
@@ -37,6 +39,15 @@ struct console_ref {
 	uint32_t low;		/* the address's low 32 bits, as printed */
 };
 
+/* bts-series: until dump-console-dups */
+/*
+ * How sure the symbol chosen for a name is. A name several static
+ * functions of one size share is DOUBT_UNKNOWN: the first of them is
+ * taken, and the records it is in are marked.
+ */
+enum { DOUBT_NONE, DOUBT_UNKNOWN };
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 /*
  * How sure the symbol chosen for a name is. A name several static
  * functions of one size share is DOUBT_UNKNOWN (the first of them taken)
@@ -46,6 +57,7 @@ struct console_ref {
  * software source, break that reasoning, so it is never taken as proof.
  */
 enum { DOUBT_NONE, DOUBT_LIKELY, DOUBT_UNKNOWN };
+/* bts-series: end */
 
 /* Lines longer than this are no bts lines (the kernel's are < 600 bytes). */
 #define MAX_LINE	4096
@@ -596,6 +608,7 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 	return 0;
 }
 
+/* bts-series: from dump-console-dups */
 static bool same_name(const struct console_pending *pend, const struct console_ref *a,
 		      const struct console_ref *b)
 {
@@ -830,6 +843,7 @@ static size_t disambiguate(struct console_pending *pend, struct dump_list *list,
 		left += !pend->refs[i].raw && pend->refs[i].doubt;
 	return left;
 }
+/* bts-series: end */
 
 /* Mark the records whose addresses stay in doubt, in their dumps. */
 static void mark_doubts(const struct console_pending *pend, struct dump_list *list)
@@ -850,10 +864,21 @@ static void mark_doubts(const struct console_pending *pend, struct dump_list *li
 }
 
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
+/* bts-series: until dump-console-dups */
+		    bool force)
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 		    bool force, struct resolver *res)
+/* bts-series: end */
 {
+/* bts-series: until dump-console-dups */
+	size_t missing = 0, doubts = 0, beyond = 0;
+	const struct console_ref *first = NULL, *first_beyond = NULL;
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 	size_t missing = 0, doubts = 0, beyond = 0, wrong;
 	const struct console_ref *first = NULL, *first_beyond = NULL, *first_wrong = NULL;
+/* bts-series: end */
 	uint64_t *bias = xcalloc(list->n ? list->n : 1, sizeof(*bias));
 
 	/*
@@ -898,8 +923,14 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		r->doubt = k == 1 ? DOUBT_UNKNOWN : DOUBT_NONE;
 		r->start = addr;
 	}
+/* bts-series: until dump-console-dups */
+	for (size_t i = 0; i < pend->n; i++)
+		doubts += !pend->refs[i].raw && pend->refs[i].doubt;
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 	wrong = by_low_bits(pend, list, st, bias, &first_wrong);
 	doubts = disambiguate(pend, list, st, res);
+/* bts-series: end */
 	mark_doubts(pend, list);
 	for (size_t i = 0; i < pend->n; i++) {
 		const struct console_ref *r = &pend->refs[i];
@@ -921,27 +952,59 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		if (list->d[i].origin && !strcmp(list->d[i].origin, "console") &&
 		    !list->d[i].header)
 			list->d[i].stext = st->stext;
+/* bts-series: until dump-console-dups */
+	if (beyond) {
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 	if (beyond || wrong) {
+/* bts-series: end */
 		/*
+ * bts-series: until dump-console-dups
+		 * Not the printing kernel's symbols: an offset past the end.
+ * bts-series: end
+ * bts-series: from dump-console-dups
 		 * Not the printing kernel's symbols: an offset past the end, or
 		 * low bits that disagree.
+ * bts-series: end
 		 */
+/* bts-series: until dump-console-dups */
+		const char *what = "are past the end of their symbol in the symbol table";
+		const struct console_ref *f = first_beyond;
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 		const char *what = beyond ? "are past the end of their symbol in the symbol table" :
 				   "disagree with the low 32 bits the line printed";
 		const struct console_ref *f = beyond ? first_beyond : first_wrong;
+/* bts-series: end */
 
 		if (!force)
 			return error_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
+/* bts-series: until dump-console-dups */
+					 beyond, what, pend->pool + f->name,
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 					 beyond ? beyond : wrong, what, pend->pool + f->name,
+/* bts-series: end */
 					 (unsigned long long)f->value,
 					 (unsigned long long)f->size) * 2;
 		warn_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx); --force: using them anyway",
+/* bts-series: until dump-console-dups */
+			 beyond, what, pend->pool + f->name,
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 			 beyond ? beyond : wrong, what, pend->pool + f->name,
+/* bts-series: end */
 			 (unsigned long long)f->value, (unsigned long long)f->size);
 	}
 	if (doubts)
+/* bts-series: until dump-console-dups */
+		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which; each is marked ambiguous, the first copy taken",
+			 doubts);
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which (a kernel that prints no low bits); each is marked ambiguous, the likeliest copy taken",
 			 doubts);
+/* bts-series: end */
 	if (missing)
 		return error_msg("%zu addresses name symbols the symbol table does not have (the first: %s+0x%llx%s%s); they print as 0x0: symbols of another kernel?",
 				 missing, pend->pool + first->name,

@@ -17,7 +17,9 @@
 #include "dump.h"
 
 struct symtab;
+/* bts-series: from dump-console-dups */
 struct resolver;
+/* bts-series: end */
 
 /* Addresses still to be found by name, for console_resolve(). */
 struct console_pending {
@@ -42,14 +44,24 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
 		 const char *release);
 
 /*
+ * bts-series: until dump-console-dups
+ * Fill in the pending addresses from @st (finished with want_names).
+ * bts-series: end
+ * bts-series: from dump-console-dups
  * Fill in the pending addresses from @st (finished with want_names); with
  * @r's vmlinux, direct branches tell apart static functions of one name.
+ * bts-series: end
  * Return: 0; -1 if some names are not in @st (one message); -2 if some
  * offsets are past the end of their symbol in @st (@st belongs to another
  * kernel: one message; with @force a warning and 0).
  */
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
+/* bts-series: until dump-console-dups */
+		    bool force);
+/* bts-series: end */
+/* bts-series: from dump-console-dups */
 		    bool force, struct resolver *r);
+/* bts-series: end */
 
 void console_pending_free(struct console_pending *pend);
 

@@ -2,11 +2,18 @@
 /*
  * bts-dump (decoder layer): ELF images. Bytes come from the PT_LOAD
  * segments (so a vmlinux and /proc/kcore are read the same way), symbols
+ * bts-series: until dump-inline
+ * from .symtab, source lines from DWARF through libdw.
+ * bts-series: end
+ * bts-series: from dump-inline
  * from .symtab, source lines and inline frames from DWARF through libdw.
+ * bts-series: end
  * Compilation units are found through a table of their address ranges built
  * once, so kernels built without .debug_aranges work too.
  */
+/* bts-series: from dump-inline */
 #include <dwarf.h>
+/* bts-series: end */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -34,6 +41,7 @@ struct cu_range {
 	uint32_t cu;		/* index in image.cus */
 };
 
+/* bts-series: from dump-inline */
 /*
  * The code scopes of one compilation unit that matter for a source
  * location: functions (DW_TAG_subprogram) and inline instances
@@ -71,16 +79,21 @@ struct cu_scopes {
 	Dwarf_Files *files;
 	size_t nfiles;
 };
+/* bts-series: end */
 
+/* bts-series: from dump-kinds */
 /* An instruction range the kernel may replace at boot (.altinstructions). */
 struct alt_site {
 	uint64_t lo, hi;
 };
+/* bts-series: end */
 
 struct cu_info {
 	Dwarf_Off off;
+/* bts-series: from dump-inline */
 	Dwarf_Die die;			/* valid once @sc is set */
 	struct cu_scopes *sc;		/* NULL until first used */
+/* bts-series: end */
 };
 
 struct image {
@@ -99,13 +112,19 @@ struct image {
 	size_t ncus;
 	char *src_root;		/* stripped from file names, or NULL */
 	uint64_t stext;
+/* bts-series: from dump-kinds */
 	struct u64map jump_labels;	/* static-key site -> its jump target */
+/* bts-series: end */
 	struct module_layout *layout;	/* a module's section bases */
+/* bts-series: from dump-kinds */
 	struct alt_site *alts;		/* alternative sites, sorted */
 	size_t nalts;
+/* bts-series: end */
 };
 
+/* bts-series: from dump-inline */
 static void cu_scopes_free(struct cu_scopes *sc);
+/* bts-series: end */
 struct module_layout;
 
 static int load_segments(struct image *img)
@@ -185,6 +204,7 @@ static void load_symbols(struct image *img, struct symtab *st)
 		st->link_addresses = 1;
 }
 
+/* bts-series: from dump-kinds */
 /* The bytes of section @name, or NULL; *@addr is its address. */
 static Elf_Data *section_data(struct image *img, const char *name, uint64_t *addr)
 {
@@ -282,6 +302,7 @@ bool image_in_alternative(struct image *img, uint64_t addr)
 			return true;
 	return false;
 }
+/* bts-series: end */
 
 static int range_cmp(const void *a, const void *b)
 {
@@ -352,7 +373,9 @@ struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 	elf_version(EV_CURRENT);
 	img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
+/* bts-series: from dump-kinds */
 	u64map_init(&img->jump_labels, 16);
+/* bts-series: end */
 	img->fd = open_input(path, &sb);
 	if (img->fd < 0)
 		goto fail;
@@ -371,7 +394,9 @@ struct image *image_open(const char *path, struct symtab *st, bool dwarf)
 	/* /proc/kcore has no sections: no symbols, no DWARF, just bytes. */
 	if (dwarf) {
 		load_symbols(img, st);
+/* bts-series: from dump-kinds */
 		load_patch_sites(img);
+/* bts-series: end */
 		load_dwarf(img);
 	}
 	return img;
@@ -469,7 +494,9 @@ struct image *image_open_module(const char *path, const char *modname, const str
 	elf_version(EV_CURRENT);
 	img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
+/* bts-series: from dump-kinds */
 	u64map_init(&img->jump_labels, 16);
+/* bts-series: end */
 	img->fd = open_input(path, &sb);
 	if (img->fd < 0)
 		goto fail;
@@ -531,16 +558,20 @@ void image_close(struct image *img)
 		close(img->fd);
 	free(img->segs);
 	free(img->ranges);
+/* bts-series: from dump-kinds */
 	u64map_free(&img->jump_labels);
 	free(img->alts);
+/* bts-series: end */
 	if (img->layout) {
 		free(img->layout->base);
 		free(img->layout->size);
 		free(img->layout->dwfl);
 		free(img->layout);
 	}
+/* bts-series: from dump-inline */
 	for (size_t i = 0; i < img->ncus; i++)
 		cu_scopes_free(img->cus[i].sc);
+/* bts-series: end */
 	free(img->cus);
 	free(img->src_root);
 	free(img->path);
@@ -614,6 +645,7 @@ static long find_cu(struct image *img, uint64_t addr)
 	return -1;
 }
 
+/* bts-series: from dump-inline */
 static void cu_scopes_free(struct cu_scopes *sc)
 {
 	if (!sc)
@@ -804,6 +836,7 @@ static const char *scope_name(struct image *img, struct scope *n)
 	}
 	return n->name;
 }
+/* bts-series: end */
 
 static const char *short_path(struct image *img, const char *p)
 {
@@ -839,7 +872,9 @@ static size_t append(char *buf, size_t len, size_t pos, const char *fmt, ...)
 
 size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 {
+/* bts-series: from dump-inline */
 	struct cu_scopes *sc;
+/* bts-series: end */
 	Dwarf_Line *line;
 	const char *file;
 	Dwarf_Die cu;
@@ -857,9 +892,14 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	ci = find_cu(img, addr);
 	if (ci < 0)
 		return 0;
+/* bts-series: until dump-inline */
+	if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu))
+/* bts-series: end */
+/* bts-series: from dump-inline */
 	if (img->cus[ci].sc)
 		cu = img->cus[ci].die;
 	else if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu))
+/* bts-series: end */
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (!line)
@@ -870,6 +910,7 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	dwarf_lineno(line, &lineno);
 	pos = append(buf, len, pos, "%s:%d", short_path(img, file), lineno);
 
+/* bts-series: from dump-inline */
 	/* Every inline frame, innermost first, up to the function. */
 	sc = cu_scopes(img, ci, &cu);
 	for (uint32_t node = innermost(sc, addr); node != NO_SCOPE && sc->nodes[node].inlined;
@@ -882,5 +923,6 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 		pos = append(buf, len, pos, " %s inlined at %s:%u", name ? name : "?",
 			     cfile ? short_path(img, cfile) : "?", n->call_line);
 	}
+/* bts-series: end */
 	return pos;
 }

@@ -32,6 +32,7 @@ struct image *image_open_module(const char *path, const char *modname, const str
 /* Copy up to @n bytes of the image at address @addr; returns bytes copied. */
 size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
 
+/* bts-series: from dump-kinds */
 /*
  * Whether the kernel rewrites the instruction at link address @addr at
  * boot: a static key (jump label; *@target is where it jumps when on) or
@@ -40,6 +41,7 @@ size_t image_read(struct image *img, uint64_t addr, uint8_t *buf, size_t n);
 bool image_jump_label(struct image *img, uint64_t addr, uint64_t *target);
 bool image_in_alternative(struct image *img, uint64_t addr);
 
+/* bts-series: end */
 /* Link address of _stext in the image's symbol table, or 0. */
 uint64_t image_stext(struct image *img);
 
@@ -50,9 +52,15 @@ size_t image_build_id(struct image *img, const uint8_t **id);
 int image_has_dwarf(struct image *img);
 
 /*
+ * bts-series: until dump-inline
+ * Write the source location of @addr as "file:line" into @buf. Returns the
+ * length, or 0 if DWARF does not know @addr.
+ * bts-series: end
+ * bts-series: from dump-inline
  * Write the source location of @addr as "file:line", followed by the inline
  * chain, e.g. "include/linux/list.h:88 list_add inlined at mm/slub.c:9",
  * into @buf. Returns the length, or 0 if DWARF does not know @addr.
+ * bts-series: end
  */
 size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len);
 

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * bts-series: until dump-kinds
+ * bts-dump (decoder layer): symbols and source lines for the addresses of
+ * one dump. See resolve.h.
+ * bts-series: end
+ * bts-series: from dump-kinds
  * bts-dump (decoder layer): symbols, source lines and branch kinds for the
  * addresses of one dump. See resolve.h.
+ * bts-series: end
  */
+/* bts-series: from dump-kinds */
 #include <capstone/capstone.h>
+/* bts-series: end */
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +19,7 @@
 #include "image.h"
 #include "resolve.h"
 
+/* bts-series: from dump-kinds */
 /* Each name is followed by NULs up to 8 bytes: printers copy 8 at once. */
 const char kind_names[KIND_NR][8] = {
 	[KIND_BRANCH] = "branch",
@@ -25,6 +34,7 @@ const char kind_names[KIND_NR][8] = {
 	[KIND_EXC] = "exc",
 	[KIND_PATCHED] = "patched",
 };
+/* bts-series: end */
 
 /*
  * The address table: cache-line aligned, so one prefetch brings a whole
@@ -48,8 +58,10 @@ void resolver_init(struct resolver *r)
 	memset(r, 0, sizeof(*r));
 	symtab_init(&r->st);
 	r->want_src = true;
+/* bts-series: from dump-kinds */
 	r->want_decode = true;
 	u64map_init(&r->kind_cache, 1024);
+/* bts-series: end */
 	u64map_init(&r->src_cache, 1024);
 	r->addrs_mask = 4095;
 	r->addrs = alloc_addrs(r->addrs_mask);
@@ -67,12 +79,16 @@ struct module_file {
 
 void resolver_free(struct resolver *r)
 {
+/* bts-series: from dump-kinds */
 	csh h = (csh)(uintptr_t)r->cs;
 
 	if (r->cs)
 		cs_close(&h);
+/* bts-series: end */
 	image_close(r->vmlinux);
+/* bts-series: from dump-kinds */
 	image_close(r->kcore);
+/* bts-series: end */
 	for (size_t i = 0; i < r->nmodules; i++) {
 		image_close(r->modules[i].img);
 		free(r->modules[i].name);
@@ -80,9 +96,13 @@ void resolver_free(struct resolver *r)
 	}
 	free(r->modules);
 	symtab_free(&r->st);
+/* bts-series: from dump-kinds */
 	u64map_free(&r->kind_cache);
+/* bts-series: end */
 	u64map_free(&r->src_cache);
+/* bts-series: from dump-kinds */
 	free(r->insns);
+/* bts-series: end */
 	free(r->src_pool);
 	free(r->addrs);
 	free(r->text_arena);
@@ -115,11 +135,13 @@ int resolver_add_vmlinux(struct resolver *r, const char *path)
 	return 0;
 }
 
+/* bts-series: from dump-kinds */
 int resolver_add_kcore(struct resolver *r, const char *path)
 {
 	r->kcore = image_open(path, NULL, false);
 	return r->kcore ? 0 : -1;
 }
+/* bts-series: end */
 
 static struct resolver *collecting;
 
@@ -181,10 +203,13 @@ static struct image *module_image(struct resolver *r, const char *bracketed)
 
 void resolver_ready(struct resolver *r)
 {
+/* bts-series: from dump-kinds */
 	csh h;
 
+/* bts-series: end */
 	if (r->have_syms)
 		symtab_finish(&r->st);
+/* bts-series: from dump-kinds */
 	if (!r->want_decode || (!r->vmlinux && !r->kcore))
 		return;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
@@ -195,6 +220,7 @@ void resolver_ready(struct resolver *r)
 	/* AT&T, as objdump -d and the kernel's own disassembly print it. */
 	cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	r->cs = (void *)(uintptr_t)h;
+/* bts-series: end */
 }
 
 static void hex(char *buf, size_t len, const uint8_t *p, size_t n)
@@ -261,10 +287,14 @@ void resolver_set_dump(struct resolver *r, const struct bts_dump *d)
 		r->text_len = 0;
 		r->src_len = 0;		/* the slots and src_cache referred to it */
 		/* Caches hold runtime addresses: a new bias invalidates them. */
+/* bts-series: from dump-kinds */
 		u64map_free(&r->kind_cache);
+/* bts-series: end */
 		u64map_free(&r->src_cache);
+/* bts-series: from dump-kinds */
 		r->ninsns = 0;
 		u64map_init(&r->kind_cache, 1024);
+/* bts-series: end */
 		u64map_init(&r->src_cache, 1024);
 	}
 }
@@ -454,6 +484,7 @@ void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n)
 	}
 }
 
+/* bts-series: from dump-kinds */
 static enum branch_kind kind_of_insn(const cs_insn *insn)
 {
 	switch (insn->id) {
@@ -702,3 +733,4 @@ struct classified classify(struct resolver *r, const struct bts_rec *rec,
 		c.kind = KIND_RET;
 	return c;
 }
+/* bts-series: end */

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bts-dump (decoder layer): what an address means. Combines the symbol
+ * bts-series: until dump-kinds
+ * table, the vmlinux (DWARF lines, inline frames) and the KASLR bias of
+ * the dump being read. Results per address are cached: a branch history
+ * repeats the same few hundred addresses.
+ * bts-series: end
+ * bts-series: from dump-kinds
  * table, the vmlinux (DWARF lines, inline frames), the instruction bytes
  * (vmlinux or /proc/kcore) decoded with capstone, and the KASLR bias of the
  * dump being read. Results per address are cached: a branch history repeats
  * the same few hundred addresses.
+ * bts-series: end
  */
 #ifndef BTS_DUMP_RESOLVE_H
 #define BTS_DUMP_RESOLVE_H
@@ -17,6 +24,7 @@
 #include "symtab.h"
 #include "util.h"
 
+/* bts-series: from dump-kinds */
 enum branch_kind {
 	KIND_BRANCH,	/* a taken branch of unknown kind */
 	KIND_CALL,
@@ -38,9 +46,11 @@ struct classified {
 	enum branch_kind kind;
 	bool guessed;	/* inferred from symbols, not decoded */
 };
+/* bts-series: end */
 
 struct image;
 
+/* bts-series: from dump-kinds */
 /* What the instruction at a record's 'from' is, decoded once. */
 struct decoded_insn {
 	uint64_t target;	/* direct branches: where the bytes say (runtime) */
@@ -59,6 +69,7 @@ enum {
 	THUNK_INDIRECT,		/* __x86_indirect_*thunk*: retpolines */
 	THUNK_STATIC_CALL,	/* __SCT__*: static call trampolines */
 };
+/* bts-series: end */
 
 /*
  * What one runtime address is: its symbol and "sym+0xoff [mod]" ready to
@@ -81,12 +92,16 @@ struct resolver {
 	bool have_syms;
 	struct image *vmlinux;		/* symbols, lines, bytes (link addresses) */
 	const char *vmlinux_path, *symbols_path;	/* for messages */
+/* bts-series: from dump-kinds */
 	struct image *kcore;		/* bytes (runtime addresses) */
+/* bts-series: end */
 	const char *modules_dir;	/* .ko files with DWARF, or NULL */
 	struct module_file *modules;	/* found under modules_dir */
 	size_t nmodules;
 	bool want_src;			/* print file:line (needs vmlinux DWARF) */
+/* bts-series: from dump-kinds */
 	bool want_decode;		/* decode instructions when bytes exist */
+/* bts-series: end */
 	uint64_t bias;			/* runtime - table address, this dump */
 	uint64_t image_bias;		/* runtime - vmlinux address, this dump */
 	struct addr_info *addrs;	/* open addressing, mask + 1 slots */
@@ -96,10 +111,12 @@ struct resolver {
 	char scratch_text[4][1024 + 128 + 16];
 	unsigned int scratch_next;
 	size_t text_len, text_cap;
+/* bts-series: from dump-kinds */
 	void *cs;			/* capstone handle */
 	struct u64map kind_cache;	/* runtime from -> index in insns + 1 */
 	struct decoded_insn *insns;	/* what each decoded 'from' is */
 	size_t ninsns, insns_cap;
+/* bts-series: end */
 	struct u64map src_cache;	/* runtime addr -> src_pool offset + 1 */
 	char *src_pool;
 	size_t src_len, src_cap;
@@ -109,7 +126,9 @@ void resolver_init(struct resolver *r);
 void resolver_free(struct resolver *r);
 int resolver_add_symbols(struct resolver *r, const char *path);
 int resolver_add_vmlinux(struct resolver *r, const char *path);
+/* bts-series: from dump-kinds */
 int resolver_add_kcore(struct resolver *r, const char *path);
+/* bts-series: end */
 /* A directory (searched down) of .ko files with debug info, for module lines. */
 int resolver_add_modules(struct resolver *r, const char *dir);
 /* Call after the add_* calls, before the first lookup. */
@@ -206,6 +225,7 @@ void resolve_src_many(struct resolver *r, uint64_t *addrs, size_t n);
 /* The same for the symbols of @addrs. */
 void resolve_addr_many(struct resolver *r, uint64_t *addrs, size_t n);
 
+/* bts-series: from dump-kinds */
 struct classified classify(struct resolver *r, const struct bts_rec *rec,
 			   const struct addr_info *from, const struct addr_info *to);
 
@@ -227,5 +247,6 @@ struct insn_text {
 
 /* Decode the instruction at runtime @addr; false without bytes or decoder. */
 bool resolver_insn(struct resolver *r, uint64_t addr, struct insn_text *it);
+/* bts-series: end */
 
 #endif /* BTS_DUMP_RESOLVE_H */

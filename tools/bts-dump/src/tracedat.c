@@ -9,6 +9,7 @@
  * pos restarts (or cpu, nr or reason change) gives the histories back;
  * entries that never arrived (an overrun ring buffer, a cut file) show as
  * gaps in pos and are counted, not invented.
+ * bts-series: from dump-tracedat-stream
  *
  * Stream mode writes entries with nr 0 and reason 6 as records are made:
  * pos counts a CPU's records since arming (mod 2^32), and an
@@ -17,6 +18,7 @@
  * whatever histories come between them, make one stream with its losses
  * marked where they happened: counted by bts_gap, or a pos jump without
  * one (the ring buffer overwrote them, or they were never read).
+ * bts-series: end
  */
 #include <errno.h>
 #include <signal.h>
@@ -51,8 +53,10 @@ struct field {
 struct bts_fields {
 	int id;
 	struct field from, to, flags, cpu, pos, nr, reason;
+/* bts-series: from dump-tracedat-stream */
 	int gap_id;			/* ftrace:bts_gap, or -1: not in the file */
 	struct field gap_lost, gap_cpu;
+/* bts-series: end */
 };
 
 static int find_field(struct tep_event *ev, const char *name, int size, struct field *f)
@@ -89,9 +93,11 @@ static uint64_t get(struct tep_handle *tep, const struct tep_record *rec, const 
  *   'T' u64 addr                         _stext
  *   'D' u32 cpu, nr, reason, missing, count, u8 sw, u64 ts, then count x
  *       {u64 from, to, flags}            one history
+ * bts-series: from dump-tracedat-stream
  *   'G' u32 cpu, count, ngaps, u8 sw, u64 ts, lost_known, lost_unseen,
  *       then count x {u64 from, to, flags}, ngaps x struct bts_gap_mark
  *                                        one CPU's stream
+ * bts-series: end
  *   'W' / 'E' u16 len, text              a warning / the error
  *   'Z'                                  the end
  */
@@ -190,6 +196,7 @@ static void add(struct building *b, uint64_t from, uint64_t to, uint64_t flags)
 	b->recs[b->n++] = (struct bts_rec){ from, to, flags };
 }
 
+/* bts-series: from dump-tracedat-stream */
 /* One CPU's stream being put together; see the top of the file. */
 struct stream {
 	bool open, started;
@@ -318,6 +325,7 @@ static void stream_add(struct stream *s, struct stream_odd *odd, struct wbuf *w,
 	}
 	s->recs[s->n++] = *rec;
 }
+/* bts-series: end */
 
 /*
  * The kallsyms the trace.dat saved, as libtraceevent holds it: there is
@@ -370,14 +378,21 @@ static size_t send_symbols(struct tep_handle *tep, uint64_t seed, struct wbuf *w
 static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 {
 	struct building *b = NULL;
+/* bts-series: from dump-tracedat-stream */
 	struct stream *sm = NULL;
 	struct stream_odd odd = { 0 };
+/* bts-series: end */
 	struct tracecmd_input *h;
 	struct tep_handle *tep;
 	struct tep_event *ev;
 	struct bts_fields f = { 0 };
+/* bts-series: until dump-tracedat-stream */
+	size_t entries = 0, other = 0, bad = 0;
+/* bts-series: end */
+/* bts-series: from dump-tracedat-stream */
 	size_t entries = 0, other = 0, bad = 0, streamed = 0, nr0 = 0;
 	uint32_t nr0_reason = 0;
+/* bts-series: end */
 	uint64_t seed = 0;
 	char msg[256];
 	int cpus;
@@ -403,6 +418,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 		wmsg(w, 'E', "its ftrace:bts format lacks from, to, flags, cpu, pos, nr or reason (see Documentation/trace/bts.rst)");
 		return 1;
 	}
+/* bts-series: from dump-tracedat-stream */
 	/* Kernels before stream mode have no ftrace:bts_gap: losses are then pos jumps. */
 	ev = tep_find_event_by_name(tep, "ftrace", "bts_gap");
 	f.gap_id = -1;
@@ -413,18 +429,26 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 		else
 			f.gap_id = ev->id;
 	}
+/* bts-series: end */
 	native = !tep_is_file_bigendian(tep) && !tep_is_local_bigendian(tep);
 	cpus = tep_get_cpus(tep);
+/* bts-series: until dump-tracedat-stream */
+	if (cpus > 0)
+		b = xcalloc((size_t)cpus, sizeof(*b));
+/* bts-series: end */
+/* bts-series: from dump-tracedat-stream */
 	if (cpus > 0) {
 		b = xcalloc((size_t)cpus, sizeof(*b));
 		sm = xcalloc((size_t)cpus, sizeof(*sm));
 	}
+/* bts-series: end */
 	for (int c = 0; c < cpus && !w->failed; c++) {
 		struct tep_record *rec;
 
 		while ((rec = tracecmd_read_data(h, c))) {
 			uint32_t hcpu, pos, nr, reason;
 
+/* bts-series: from dump-tracedat-stream */
 			if (f.gap_id >= 0 && tep_data_type(tep, rec) == f.gap_id) {
 				if (rec->size < f.gap_lost.offset + f.gap_lost.size ||
 				    rec->size < f.gap_cpu.offset + 4) {
@@ -439,6 +463,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 				tracecmd_free_record(rec);
 				continue;
 			}
+/* bts-series: end */
 			if (tep_data_type(tep, rec) != f.id) {
 				other++;
 				tracecmd_free_record(rec);
@@ -458,6 +483,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			pos = (uint32_t)get(tep, rec, &f.pos);
 			nr = (uint32_t)get(tep, rec, &f.nr);
 			reason = (uint32_t)get(tep, rec, &f.reason);
+/* bts-series: from dump-tracedat-stream */
 			if (nr == 0 && reason == BTS_REASON_STREAM) {
 				struct bts_rec one = { get(tep, rec, &f.from), get(tep, rec, &f.to),
 						       get(tep, rec, &f.flags) };
@@ -482,6 +508,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 				tracecmd_free_record(rec);
 				continue;
 			}
+/* bts-series: end */
 			if (pos >= nr) {
 				bad++;
 				tracecmd_free_record(rec);
@@ -505,15 +532,24 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			tracecmd_free_record(rec);
 		}
 		finish(&b[c], w);
+/* bts-series: from dump-tracedat-stream */
 		if (sm[c].open)
 			stream_finish(&sm[c], w);
+/* bts-series: end */
 	}
+/* bts-series: until dump-tracedat-stream */
+	for (int c = 0; c < cpus; c++)
+		free(b[c].recs);
+/* bts-series: end */
+/* bts-series: from dump-tracedat-stream */
 	for (int c = 0; c < cpus; c++) {
 		free(b[c].recs);
 		free(sm[c].recs);
 		free(sm[c].gaps);
 	}
+/* bts-series: end */
 	free(b);
+/* bts-series: from dump-tracedat-stream */
 	free(sm);
 	if (streamed && f.gap_id < 0 && !ev)
 		wmsg(w, 'W', "stream entries but no ftrace:bts_gap event format (an older kernel?): every loss shows as a pos jump");
@@ -542,6 +578,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			 nr0, BTS_REASON_STREAM, nr0_reason);
 		wmsg(w, 'W', msg);
 	}
+/* bts-series: end */
 	if (seed && send_symbols(tep, seed, w) == 0 && want_syms)
 		wmsg(w, 'W', "it saved no kallsyms: give -s or -k for symbols");
 	if (bad) {
@@ -549,8 +586,14 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 			 bad);
 		wmsg(w, 'W', msg);
 	}
+/* bts-series: until dump-tracedat-stream */
+	if (!entries) {
+		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written while it recorded?",
+/* bts-series: end */
+/* bts-series: from dump-tracedat-stream */
 	if (!entries && !odd.gaps) {
 		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written, or stream mode on, while it recorded?",
+/* bts-series: end */
 			 other);
 		wmsg(w, 'E', msg);
 		return 1;
@@ -660,6 +703,7 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 			d->source = sw ? BTS_SOURCE_SW : BTS_SOURCE_HW;
 			snprintf(d->source_name, sizeof(d->source_name), "%s",
 				 sw ? "sw" : "intel_bts");
+/* bts-series: from dump-tracedat-stream */
 		} else if (type == 'G') {
 			uint32_t hdr[3];
 			uint64_t v[3];
@@ -703,6 +747,7 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 				if (d->gaps[i].index > d->count ||
 				    (i && d->gaps[i].index < d->gaps[i - 1].index))
 					d->gaps[i].index = d->count;
+/* bts-series: end */
 		} else {
 			break;
 		}

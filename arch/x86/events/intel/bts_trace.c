@@ -4,10 +4,18 @@
  * flight recorder (include/linux/bts.h, Documentation/trace/bts-intel.rst).
  *
  * Layer: branch source. It arms BTS on every online CPU in circular mode
+ * bts-series: until intel-user
+ * with CPL filtering off for the kernel (kernel branches recorded, user
+ * branches left out), freezes and thaws one CPU, and reads a CPU's newest
+ * records back oldest first. It knows nothing of ftrace, dumps or oopses:
+ * those live in kernel/trace/bts_core.c, bts_capture.c and trace_bts.c.
+ * bts-series: end
+ * bts-series: from intel-user
  * with CPL filtering off (kernel branches recorded; user branches too when
  * asked), freezes and thaws one CPU, and reads a CPU's newest records back
  * oldest first. It knows nothing of ftrace, dumps or oopses: those live
  * in kernel/trace/bts_core.c, bts_capture.c and trace_bts.c.
+ * bts-series: end
  * bts-series: from intel-stream
  *
  * In stream mode it arms BTS with BTINT instead and hands the buffer to
@@ -109,7 +117,9 @@
  * @pmu_bts_active:	perf's DS allocation of the BTS buffers succeeded
  *			(x86_pmu.bts_active; valid while reserved)
  * @add_exclusive:	take the bts tracer exclusivity slot, or -EBUSY
+ * bts-series: from intel-why
  * @exclusive_busy:	would @add_exclusive fail now? (takes nothing)
+ * bts-series: end
  * @del_exclusive:	give it back
  * @reserve:		take a perf hardware (and DS area) reservation
  * @release:		give it back (may free the DS area)
@@ -117,7 +127,9 @@
  * @buffer:		@cpu's BTS buffer through its direct-map address
  * @debugctl_read:	read this CPU's IA32_DEBUGCTL
  * @debugctl_write:	write this CPU's IA32_DEBUGCTL
+ * bts-series: from intel-why
  * @debugctl_bts_works:	the BTS bits of DEBUGCTL can be set (probed at boot)
+ * bts-series: end
  * bts-series: from intel-stream
  * @pmi_hooked:		perf's PMI handler calls this source's hooks (the
  *			Intel PMU driver's, architectural perfmon v2 and later)
@@ -141,7 +153,9 @@ struct intel_bts_hw {
 	bool (*pmu_has_bts)(void);
 	bool (*pmu_bts_active)(void);
 	int (*add_exclusive)(void);
+	/* bts-series: from intel-why */
 	bool (*exclusive_busy)(void);
+	/* bts-series: end */
 	void (*del_exclusive)(void);
 	int (*reserve)(void);
 	void (*release)(void);
@@ -149,7 +163,9 @@ struct intel_bts_hw {
 	void *(*buffer)(unsigned int cpu);
 	u64 (*debugctl_read)(void);
 	void (*debugctl_write)(u64 val);
+	/* bts-series: from intel-why */
 	bool (*debugctl_bts_works)(void);
+	/* bts-series: end */
 	/* bts-series: from intel-stream */
 	bool (*pmi_hooked)(void);
 	void (*pmi_unmask)(void);
@@ -213,8 +229,10 @@ struct intel_bts_ds_fields {
  * @stream:	armed in stream mode (BTINT set, buffer not circular)
  * @drained:	stream mode: a drain has handed records over since arming
  * bts-series: end
+ * bts-series: from intel-user
  * @user:	user-mode branches wanted; without, the user half of a
  *		branch between user and kernel mode is cleared when read
+ * bts-series: end
  * bts-series: from intel-stream
  * @owed:	stream mode: ns of time outside the drain this CPU owes its
  *		budget (intel_bts_budget_owed())
@@ -238,7 +256,9 @@ struct intel_bts_cpu {
 	bool stream;
 	bool drained;
 	/* bts-series: end */
+	/* bts-series: from intel-user */
 	bool user;
+	/* bts-series: end */
 	/* bts-series: from intel-stream */
 	u64 owed;
 	u64 last_drain;
@@ -269,8 +289,10 @@ struct intel_bts {
 
 /* ---- the real hardware: the only lines that touch MSRs, DS and perf ---- */
 
+/* bts-series: from intel-why */
 /* Set at boot by intel_bts_probe_debugctl(). */
 static bool intel_bts_ctl_works;
+/* bts-series: end */
 
 static bool intel_bts_hw_has_feature(unsigned int feature)
 {
@@ -292,6 +314,7 @@ static int intel_bts_hw_add_exclusive(void)
 	return x86_add_exclusive(x86_lbr_exclusive_bts_trace);
 }
 
+/* bts-series: from intel-why */
 /* x86_add_exclusive() fails while another slot has users: look only. */
 static bool intel_bts_hw_exclusive_busy(void)
 {
@@ -304,6 +327,7 @@ static bool intel_bts_hw_exclusive_busy(void)
 	return false;
 }
 
+/* bts-series: end */
 static void intel_bts_hw_del_exclusive(void)
 {
 	x86_del_exclusive(x86_lbr_exclusive_bts_trace);
@@ -339,10 +363,12 @@ static notrace void intel_bts_hw_debugctl_write(u64 val)
 	update_debugctlmsr(val);
 }
 
+/* bts-series: from intel-why */
 static bool intel_bts_hw_debugctl_bts_works(void)
 {
 	return intel_bts_ctl_works;
 }
+/* bts-series: end */
 
 /* bts-series: from intel-stream */
 /*
@@ -390,6 +416,7 @@ static void intel_bts_throttle_work_fn(struct irq_work *work)
 }
 
 /* bts-series: end */
+/* bts-series: from intel-why */
 /**
  * intel_bts_probe_debugctl - can this CPU's DEBUGCTL BTS bits be set?
  *
@@ -420,12 +447,15 @@ static bool __init intel_bts_probe_debugctl(void)
 	return works;
 }
 
+/* bts-series: end */
 static const struct intel_bts_hw intel_bts_real_hw = {
 	.has_feature	= intel_bts_hw_has_feature,
 	.pmu_has_bts	= intel_bts_hw_pmu_has_bts,
 	.pmu_bts_active	= intel_bts_hw_pmu_bts_active,
 	.add_exclusive	= intel_bts_hw_add_exclusive,
+	/* bts-series: from intel-why */
 	.exclusive_busy	= intel_bts_hw_exclusive_busy,
+	/* bts-series: end */
 	.del_exclusive	= intel_bts_hw_del_exclusive,
 	.reserve	= intel_bts_hw_reserve,
 	.release	= intel_bts_hw_release,
@@ -433,7 +463,9 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.buffer		= intel_bts_hw_buffer,
 	.debugctl_read	= intel_bts_hw_debugctl_read,
 	.debugctl_write	= intel_bts_hw_debugctl_write,
+	/* bts-series: from intel-why */
 	.debugctl_bts_works = intel_bts_hw_debugctl_bts_works,
+	/* bts-series: end */
 	/* bts-series: from intel-stream */
 	.pmi_hooked	= intel_bts_hw_pmi_hooked,
 	.pmi_unmask	= intel_bts_hw_pmi_unmask,
@@ -448,30 +480,61 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 /*
  * On a CPU affected by Meltdown, KPTI still maps the cpu_entry_area, and
  * with it the BTS buffer, in every process's page tables: any process
+ * bts-series: until intel-meltdown
+ * could read the newest kernel branches. Off there.
+ * bts-series: end
+ * bts-series: from intel-meltdown
  * could read the newest kernel branches. Off there unless the
  * administrator boots with bts.allow_meltdown=1.
+ * bts-series: end
  */
+/* bts-series: from intel-meltdown */
 static bool intel_bts_allow_meltdown;
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "bts."
 module_param_named(allow_meltdown, intel_bts_allow_meltdown, bool, 0444);
 MODULE_PARM_DESC(allow_meltdown,
 		 "Use Branch Trace Store on a CPU affected by Meltdown, where any process can read the buffer");
+/* bts-series: end */
 
 /**
  * intel_bts_static_reason - why this machine cannot use the source at all
  * @hw: hardware access
+ * bts-series: until intel-meltdown
+ * @err: set to the errno arming would fail with: -ENODEV, or -EPERM on a
+ *	Meltdown CPU
+ * bts-series: end
+ * bts-series: from intel-meltdown
  * @err: set to the errno arming would fail with: -ENODEV, or -EPERM for
  *	the missing Meltdown opt-in
+ * bts-series: end
  *
  * By what the CPU reports and does, never by CPU model or by whether a
  * hypervisor is present (a hypervisor that passes BTS through, such as
  * the project's emulated-BTS QEMU, gets the hardware source): BTS needs
  * X86_FEATURE_BTS (CPUID DS with MISC_ENABLE.BTS_UNAVAIL clear; KVM sets
+ * bts-series: until intel-why
+ * that bit), the 64-bit DS format (DTES64) and perf having set up BTS
+ * (x86_pmu.bts). A Meltdown-affected CPU cannot use it.
+ * bts-series: end
+ * bts-series: from intel-why
+ * bts-series: until intel-meltdown
+ * that bit), the 64-bit DS format (DTES64), perf having set up BTS
+ * (x86_pmu.bts) and DEBUGCTL's BTS bits sticking when written. A
+ * Meltdown-affected CPU cannot use it.
+ * bts-series: end
+ * bts-series: end
+ * bts-series: from intel-meltdown
  * that bit), the 64-bit DS format (DTES64), perf having set up BTS
  * (x86_pmu.bts) and DEBUGCTL's BTS bits sticking when written. A
  * Meltdown-affected CPU also needs the bts.allow_meltdown=1 opt-in.
+ * bts-series: end
+ * bts-series: until intel-user
+ * DS-CPL, which leaving user branches out needs, is checked when arming.
+ * bts-series: end
+ * bts-series: from intel-user
  * DS-CPL is only needed to leave user branches out; see intel_bts_arm().
+ * bts-series: end
  *
  * Return: NULL, or a one-line reason.
  */
@@ -485,11 +548,19 @@ static const char *intel_bts_static_reason(const struct intel_bts_hw *hw,
 		return "no BTS: the CPU lacks the 64-bit Debug Store format (DTES64)";
 	if (!hw->pmu_has_bts())
 		return "no BTS: perf did not set up BTS on this CPU";
+	/* bts-series: from intel-why */
 	if (!hw->debugctl_bts_works())
 		return "no BTS: DEBUGCTL's BTS bits do not stick (a hypervisor filters them)";
+	/* bts-series: end */
 	*err = -EPERM;
+	/* bts-series: until intel-meltdown */
+	if (hw->has_feature(X86_BUG_CPU_MELTDOWN))
+		return "off on a Meltdown CPU (any process could read it)";
+	/* bts-series: end */
+	/* bts-series: from intel-meltdown */
 	if (hw->has_feature(X86_BUG_CPU_MELTDOWN) && !intel_bts_allow_meltdown)
 		return "off on a Meltdown CPU (any process could read it): bts.allow_meltdown=1";
+	/* bts-series: end */
 	return NULL;
 }
 
@@ -519,8 +590,14 @@ static notrace void intel_bts_debugctl_update(const struct intel_bts_hw *hw,
  * bts-series: from intel-stream
  * Stream mode: BTINT set.
  * bts-series: end
+ * bts-series: until intel-user
+ * BTS_OFF_OS clear (kernel branches recorded), BTS_OFF_USR set (user
+ * branches left out).
+ * bts-series: end
+ * bts-series: from intel-user
  * BTS_OFF_OS clear (kernel branches recorded), BTS_OFF_USR set unless
  * user branches are wanted.
+ * bts-series: end
  *
  * Return: the bits, within INTEL_BTS_CTL_MASK.
  */
@@ -532,8 +609,13 @@ static u64 intel_bts_ctl_bits(unsigned int arm_flags)
 	if (arm_flags & BTS_ARM_STREAM)
 		ctl |= DEBUGCTLMSR_BTINT;
 	/* bts-series: end */
+	/* bts-series: until intel-user */
+	ctl |= DEBUGCTLMSR_BTS_OFF_USR;
+	/* bts-series: end */
+	/* bts-series: from intel-user */
 	if (!(arm_flags & BTS_ARM_USER))
 		ctl |= DEBUGCTLMSR_BTS_OFF_USR;
+	/* bts-series: end */
 	return ctl;
 }
 
@@ -679,7 +761,9 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->recs = buf;
 	c->nr = bts->nr;
 	c->ctl = intel_bts_ctl_bits(bts->arm_flags);
+	/* bts-series: from intel-user */
 	c->user = bts->arm_flags & BTS_ARM_USER;
+	/* bts-series: end */
 
 	memset(buf, 0, (size_t)c->nr * INTEL_BTS_RECORD_SIZE);
 	base = ds->bts_buffer_base;
@@ -725,6 +809,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	return 0;
 }
 
+/* bts-series: from intel-user */
 /*
  * Without user-mode branches, the user half of a branch between user and
  * kernel mode (the return to user mode, recorded at CPL 0 with a user
@@ -753,6 +838,7 @@ static notrace void intel_bts_clear_user(const struct intel_bts_cpu *c,
 	}
 }
 
+/* bts-series: end */
 /* bts-series: from intel-stream */
 /**
  * intel_bts_cpu_drain - hand a stream-mode CPU's records to the stream
@@ -1081,11 +1167,14 @@ static notrace unsigned int intel_bts_cpu_read(const struct intel_bts_cpu *c,
 	first = min(n, size - start);
 	memcpy(out, &c->recs[start], first * sizeof(*out));
 	memcpy(out + first, c->recs, (n - first) * sizeof(*out));
+	/* bts-series: from intel-user */
 	intel_bts_clear_user(c, out, n);
+	/* bts-series: end */
 	*window = wrapped ? BTS_WINDOW_WRAPPED : BTS_WINDOW_PARTIAL;
 	return n;
 }
 
+/* bts-series: from intel-live */
 /*
  * A kernel address of @p that /proc/kcore shows: perf maps the DS area
  * into the cpu_entry_area, which it does not; its direct-map alias is.
@@ -1140,6 +1229,7 @@ static void intel_bts_cpu_live(const struct intel_bts_cpu *c,
 	/* bts-series: end */
 }
 
+/* bts-series: end */
 /* ---- reservation: process context ---- */
 
 /**
@@ -1197,11 +1287,19 @@ static void intel_bts_release(struct intel_bts *bts)
  * @bts: the source, not armed
  * @err: set to the errno arming would fail with (may be NULL)
  *
+ * bts-series: until intel-why
+ * The feature bits. It only looks: reading bts/source must not take a
+ * perf reservation (which allocates every CPU's DS area and sends IPIs).
+ * So perf holding the hardware (-EBUSY) and a failed DS allocation
+ * (-ENOMEM) show only when arming.
+ * bts-series: end
+ * bts-series: from intel-why
  * The feature bits, then whether perf's LBR, BTS or intel_bts users hold
  * the hardware. It only looks: reading bts/source must not take a perf
  * reservation (which allocates every CPU's DS area and sends IPIs) nor
  * make a concurrent perf event fail with -EBUSY. So a failed DS
  * allocation (-ENOMEM) shows only when arming.
+ * bts-series: end
  *
  * Return: NULL or a one-line reason.
  */
@@ -1216,10 +1314,12 @@ static const char *intel_bts_reason(struct intel_bts *bts, int *err)
 	if (why)
 		return why;
 	*err = 0;
+	/* bts-series: from intel-why */
 	if (bts->hw->exclusive_busy()) {
 		*err = -EBUSY;
 		return "BTS taken by perf (LBR, BTS or intel_bts events): -EBUSY until they end";
 	}
+	/* bts-series: end */
 	return NULL;
 }
 
@@ -1263,6 +1363,12 @@ static int intel_bts_cpu_online(unsigned int cpu)
 	ret = intel_bts_cpu_arm(&intel_bts, this_cpu_ptr(&intel_bts_cpus),
 				cpu);
 	local_irq_restore(flags);
+	/* bts-series: until intel-live */
+	if (ret)
+		pr_warn_once("CPU %u has no DS area or BTS buffer: not recording there\n",
+			     cpu);
+	/* bts-series: end */
+	/* bts-series: from intel-live */
 	if (ret) {
 		pr_warn_once("CPU %u has no DS area or BTS buffer: not recording there\n",
 			     cpu);
@@ -1272,6 +1378,7 @@ static int intel_bts_cpu_online(unsigned int cpu)
 		intel_bts_cpu_live(this_cpu_ptr(&intel_bts_cpus), &slot);
 		bts_live_publish(cpu, &slot);
 	}
+	/* bts-series: end */
 	return 0;
 }
 
@@ -1279,8 +1386,10 @@ static int intel_bts_cpu_offline(unsigned int cpu)
 {
 	unsigned long flags;
 
+	/* bts-series: from intel-live */
 	/* Before perf gets its buffer and DS fields back. */
 	bts_live_publish(cpu, NULL);
+	/* bts-series: end */
 	local_irq_save(flags);
 	intel_bts_cpu_disarm(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 	local_irq_restore(flags);
@@ -1312,8 +1421,14 @@ static unsigned int intel_bts_capacity(void)
  * CPU before perf forgets its DS area.
  *
  * Return: 0, -EBUSY (perf holds the hardware), -ENOMEM, -ENODEV, or
+ * bts-series: until intel-user
+ * -EOPNOTSUPP when user branches are asked for, or the CPU has no DS-CPL
+ * (CPL-qualified BTS) to leave them out,
+ * bts-series: end
+ * bts-series: from intel-user
  * -EOPNOTSUPP when user branches are to be left out but the CPU has no
  * DS-CPL (CPL-qualified BTS)
+ * bts-series: end
  * bts-series: until intel-stream
  * or stream mode is asked for.
  * bts-series: end
@@ -1345,11 +1460,23 @@ static int intel_bts_arm(unsigned int arm_flags)
 		goto out;
 	}
 	/* bts-series: end */
+	/* bts-series: until intel-user */
+	if (arm_flags & BTS_ARM_USER) {
+		pr_info("user-mode branches: not supported\n");
+		goto out;
+	}
+	if (!intel_bts.hw->has_feature(X86_FEATURE_DSCPL)) {
+		pr_info("no DS-CPL: user branches cannot be left out\n");
+		goto out;
+	}
+	/* bts-series: end */
+	/* bts-series: from intel-user */
 	if (!(arm_flags & BTS_ARM_USER) &&
 	    !intel_bts.hw->has_feature(X86_FEATURE_DSCPL)) {
 		pr_info("no DS-CPL: user branches cannot be left out; enable the user option\n");
 		goto out;
 	}
+	/* bts-series: end */
 	ret = intel_bts_reserve(&intel_bts);
 	if (ret) {
 		pr_info("%s\n", ret == -EBUSY ?
@@ -1565,9 +1692,11 @@ static int __init intel_bts_init(void)
 	int cpu, ret;
 	/* bts-series: end */
 
+	/* bts-series: from intel-why */
 	/* bts-series: until intel-kexec */
 	if (boot_cpu_has(X86_FEATURE_BTS))
 		intel_bts_ctl_works = intel_bts_probe_debugctl();
+	/* bts-series: end */
 	/* bts-series: end */
 	/* bts-series: from intel-kexec */
 	if (boot_cpu_has(X86_FEATURE_BTS)) {
