@@ -4,10 +4,11 @@
 # and user.email, the same on every patch) and its From:, the series
 # applies in order onto the pristine 6.12 tree, and checkpatch --strict
 # finds nothing in any patch but what harness/series-checkpatch.exceptions
-# lists with its reason. With --build (make series-check, make check) it
-# also builds the test kernel at every patch and once with
-# CONFIG_BTS_TRACER=n (harness/series-build.sh). TAP on stdout; exit 1 on
-# any failure.
+# lists with its reason; tools/bts-dump compiles, and links once it has
+# a main(), at every step that changes it. With --build (make
+# series-check, make check) it also builds the test kernel at every patch
+# and once with CONFIG_BTS_TRACER=n (harness/series-build.sh). TAP on
+# stdout; exit 1 on any failure.
 #
 #   harness/series-check.sh [--build] [SERIESDIR]
 set -uo pipefail
@@ -115,6 +116,41 @@ for p in "${patches[@]}"; do
 		ok "checkpatch --strict $(basename "$p") ($kept findings listed with their reason)" ||
 		not_ok "checkpatch --strict $(basename "$p"): ${left[*]:0:3}"
 done
+# tools/bts-dump builds at every step that changes it, as it is at that
+# step, with the warnings its Makefile makes errors (the kernel steps are
+# built by series-build.sh below)
+flags=$(make -s -C "$top/tools/bts-dump" --eval 'print-flags: ; @echo $(BASE_CFLAGS)' print-flags 2> /dev/null)
+mapfile -t steps < <(sed -n 's/^step \([^ ]*\).*/\1/p' "$top/patches/steps")
+if [ -z "$flags" ] || [ ${#steps[@]} != ${#patches[@]} ]; then
+	not_ok "every tools/bts-dump step compiles (no flags from its Makefile, or ${#steps[@]} steps for ${#patches[@]} patches)"
+else
+	read -ra flagv <<< "$flags"
+	libs=$(make -s -C "$top/tools/bts-dump" --eval 'print-libs: ; @echo $(PKG_LIBS)' print-libs 2> /dev/null)
+	tsteps=0 tbad=()
+	for i in "${!patches[@]}"; do
+		grep -q '^+++ b/tools/bts-dump/src/' "${patches[$i]}" || continue
+		tsteps=$((tsteps + 1))
+		dir=$(mktemp -d "$BUILD/series-tool.XXXXXX") fail=
+		if ! python3 "$top/harness/mkseries.py" tree "${steps[$i]}" "$dir" > "$dir.log" 2>&1; then
+			fail=${steps[$i]}
+		else
+			for c in "$dir"/tools/bts-dump/src/*.c; do
+				(cd "$dir/tools/bts-dump" && gcc -c -o /dev/null "${flagv[@]}" "src/${c##*/}") >> "$dir.log" 2>&1 ||
+					{ fail=${steps[$i]}:${c##*/}; break; }
+			done
+			# once it has a main(), it links as well
+			if [ -f "$dir/tools/bts-dump/src/main.c" ] && [ -z "$fail" ]; then
+				(cd "$dir/tools/bts-dump" && gcc -O2 -o /dev/null "${flagv[@]}" src/*.c $libs) >> "$dir.log" 2>&1 ||
+					fail=${steps[$i]}:link
+			fi
+		fi
+		[ -z "$fail" ] || { tbad+=("$fail"); head -5 "$dir.log" | sed 's/^/# /'; }
+		rm -rf "$dir" "$dir.log"
+	done
+	[ ${#tbad[@]} = 0 ] &&
+		ok "every tools/bts-dump step compiles as it is at that step ($tsteps steps, the Makefile's warnings as errors)" ||
+		not_ok "every tools/bts-dump step compiles as it is at that step: not ${tbad[*]}"
+fi
 if [ $build = 1 ]; then
 	while IFS= read -r line; do
 		case $line in
