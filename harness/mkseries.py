@@ -13,6 +13,13 @@ in that file, on lines of their own:
 (or the same after "#" in Kconfig and Makefiles, " * " inside a comment).
 Marker lines are never kept, and blocks nest.
 
+tools/bts-dump is built from these files as they are (its Makefile knows
+nothing of the series), so they must compile with every block in them.
+Code an "until" block replaces is written there behind "//~" at the
+start of each line: a comment to the compiler, and the code itself
+(without the three characters) in the steps before STEP. "//~" lines
+belong in "until" blocks only.
+
     mkseries.py patches             patches/ files, in the order applied
     mkseries.py strip FILE          FILE as it is after the last step
     mkseries.py series OUTDIR       the series: 0000 cover letter, then
@@ -39,6 +46,8 @@ COVER = os.path.join(TOP, "patches", "cover-letter")
 # where the overlay lives (harness/build-kernel.sh copies these)
 OVERLAY_DIRS = ["arch", "include", "kernel", "Documentation", "tools"]
 MARK = re.compile(r"bts-series:\s*(from|until|end)\b\s*([A-Za-z0-9_-]*)")
+# the start of a line of code an until block keeps commented out (above)
+UNTIL_CODE = "//~"
 
 
 class Error(Exception):
@@ -135,15 +144,19 @@ def strip(lines, names, k, where):
     inside a brace.
     """
     idx = {n: i for i, n in enumerate(names)}
-    out, stack, skip, gap = [], [], 0, False
+    out, stack, kinds, skip, gap = [], [], [], 0, False
     for n, line in enumerate(lines, 1):
         m = MARK.search(line)
         if not m:
             if "bts-series:" in line:
                 raise Error(f"{where}:{n}: not a bts-series marker: {line.strip()}")
+            if line.startswith(UNTIL_CODE) and "until" not in kinds:
+                raise Error(f"{where}:{n}: {UNTIL_CODE} outside an until block")
             if skip:
                 gap = True
                 continue
+            if line.startswith(UNTIL_CODE):
+                line = line[len(UNTIL_CODE):]
             blank = not line.strip()
             if gap and out:
                 last = out[-1]
@@ -158,6 +171,7 @@ def strip(lines, names, k, where):
         if kind == "end":
             if not stack:
                 raise Error(f"{where}:{n}: bts-series: end without a block")
+            kinds.pop()
             if not stack.pop():
                 skip -= 1
             continue
@@ -165,6 +179,7 @@ def strip(lines, names, k, where):
             raise Error(f"{where}:{n}: unknown step {step!r}")
         keep = idx[step] <= k if kind == "from" else idx[step] > k
         stack.append(keep)
+        kinds.append(kind)
         if not keep:
             skip += 1
     if stack:

@@ -5,7 +5,8 @@
 # applies in order onto the pristine 6.12 tree, and checkpatch --strict
 # finds nothing in any patch but what harness/series-checkpatch.exceptions
 # lists with its reason; tools/bts-dump compiles, and links once it has
-# a main(), at every step that changes it. With --build (make
+# a main(), at every step that changes it, and as the overlay has it
+# (what its Makefile builds). With --build (make
 # series-check, make check) it also builds the test kernel at every patch
 # and once with CONFIG_BTS_TRACER=n (harness/series-build.sh). TAP on
 # stdout; exit 1 on any failure.
@@ -150,6 +151,17 @@ else
 	[ ${#tbad[@]} = 0 ] &&
 		ok "every tools/bts-dump step compiles as it is at that step ($tsteps steps, the Makefile's warnings as errors)" ||
 		not_ok "every tools/bts-dump step compiles as it is at that step: not ${tbad[*]}"
+	# and as the overlay has it, every block in: its Makefile builds these
+	# files as they are (code an until block replaces is behind "//~")
+	rbad=()
+	for c in "$top"/tools/bts-dump/src/*.c; do
+		(cd "$top/tools/bts-dump" && gcc -c -o /dev/null "${flagv[@]}" "src/${c##*/}") > "$BUILD/series-raw.log" 2>&1 ||
+			{ rbad+=("${c##*/}"); head -3 "$BUILD/series-raw.log" | sed 's/^/# /'; }
+	done
+	rm -f "$BUILD/series-raw.log"
+	[ ${#rbad[@]} = 0 ] &&
+		ok "tools/bts-dump compiles as the overlay has it, every series block in" ||
+		not_ok "tools/bts-dump compiles as the overlay has it, every series block in: not ${rbad[*]}"
 fi
 if [ $build = 1 ]; then
 	while IFS= read -r line; do

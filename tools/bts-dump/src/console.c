@@ -40,12 +40,12 @@ struct console_ref {
 };
 
 /* bts-series: until dump-console-dups */
-/*
- * How sure the symbol chosen for a name is. A name several static
- * functions of one size share is DOUBT_UNKNOWN: the first of them is
- * taken, and the records it is in are marked.
- */
-enum { DOUBT_NONE, DOUBT_UNKNOWN };
+//~/*
+//~ * How sure the symbol chosen for a name is. A name several static
+//~ * functions of one size share is DOUBT_UNKNOWN: the first of them is
+//~ * taken, and the records it is in are marked.
+//~ */
+//~enum { DOUBT_NONE, DOUBT_UNKNOWN };
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 /*
@@ -865,15 +865,15 @@ static void mark_doubts(const struct console_pending *pend, struct dump_list *li
 
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
 /* bts-series: until dump-console-dups */
-		    bool force)
+//~		    bool force)
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 		    bool force, struct resolver *res)
 /* bts-series: end */
 {
 /* bts-series: until dump-console-dups */
-	size_t missing = 0, doubts = 0, beyond = 0;
-	const struct console_ref *first = NULL, *first_beyond = NULL;
+//~	size_t missing = 0, doubts = 0, beyond = 0;
+//~	const struct console_ref *first = NULL, *first_beyond = NULL;
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 	size_t missing = 0, doubts = 0, beyond = 0, wrong;
@@ -924,8 +924,8 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		r->start = addr;
 	}
 /* bts-series: until dump-console-dups */
-	for (size_t i = 0; i < pend->n; i++)
-		doubts += !pend->refs[i].raw && pend->refs[i].doubt;
+//~	for (size_t i = 0; i < pend->n; i++)
+//~		doubts += !pend->refs[i].raw && pend->refs[i].doubt;
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 	wrong = by_low_bits(pend, list, st, bias, &first_wrong);
@@ -953,7 +953,7 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		    !list->d[i].header)
 			list->d[i].stext = st->stext;
 /* bts-series: until dump-console-dups */
-	if (beyond) {
+//~	if (beyond) {
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 	if (beyond || wrong) {
@@ -968,8 +968,8 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
  * bts-series: end
 		 */
 /* bts-series: until dump-console-dups */
-		const char *what = "are past the end of their symbol in the symbol table";
-		const struct console_ref *f = first_beyond;
+//~		const char *what = "are past the end of their symbol in the symbol table";
+//~		const struct console_ref *f = first_beyond;
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 		const char *what = beyond ? "are past the end of their symbol in the symbol table" :
@@ -980,7 +980,7 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 		if (!force)
 			return error_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx): not the symbols of the kernel that printed them; give those, or --force",
 /* bts-series: until dump-console-dups */
-					 beyond, what, pend->pool + f->name,
+//~					 beyond, what, pend->pool + f->name,
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 					 beyond ? beyond : wrong, what, pend->pool + f->name,
@@ -989,7 +989,7 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 					 (unsigned long long)f->size) * 2;
 		warn_msg("%zu addresses %s (the first: %s+0x%llx/0x%llx); --force: using them anyway",
 /* bts-series: until dump-console-dups */
-			 beyond, what, pend->pool + f->name,
+//~			 beyond, what, pend->pool + f->name,
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 			 beyond ? beyond : wrong, what, pend->pool + f->name,
@@ -998,8 +998,8 @@ int console_resolve(struct console_pending *pend, struct dump_list *list, const 
 	}
 	if (doubts)
 /* bts-series: until dump-console-dups */
-		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which; each is marked ambiguous, the first copy taken",
-			 doubts);
+//~		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which; each is marked ambiguous, the first copy taken",
+//~			 doubts);
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 		warn_msg("%zu addresses name a static function that exists more than once with that size, and the line does not say which (a kernel that prints no low bits); each is marked ambiguous, the likeliest copy taken",

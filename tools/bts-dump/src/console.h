@@ -57,7 +57,7 @@ int console_load(const char *path, int fd, struct dump_list *list, struct consol
  */
 int console_resolve(struct console_pending *pend, struct dump_list *list, const struct symtab *st,
 /* bts-series: until dump-console-dups */
-		    bool force);
+//~		    bool force);
 /* bts-series: end */
 /* bts-series: from dump-console-dups */
 		    bool force, struct resolver *r);

@@ -893,7 +893,7 @@ size_t image_srcline(struct image *img, uint64_t addr, char *buf, size_t len)
 	if (ci < 0)
 		return 0;
 /* bts-series: until dump-inline */
-	if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu))
+//~	if (!dwarf_offdie(img->dw, img->cus[ci].off, &cu))
 /* bts-series: end */
 /* bts-series: from dump-inline */
 	if (img->cus[ci].sc)

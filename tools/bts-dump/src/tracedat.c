@@ -387,7 +387,7 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 	struct tep_event *ev;
 	struct bts_fields f = { 0 };
 /* bts-series: until dump-tracedat-stream */
-	size_t entries = 0, other = 0, bad = 0;
+//~	size_t entries = 0, other = 0, bad = 0;
 /* bts-series: end */
 /* bts-series: from dump-tracedat-stream */
 	size_t entries = 0, other = 0, bad = 0, streamed = 0, nr0 = 0;
@@ -433,8 +433,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 	native = !tep_is_file_bigendian(tep) && !tep_is_local_bigendian(tep);
 	cpus = tep_get_cpus(tep);
 /* bts-series: until dump-tracedat-stream */
-	if (cpus > 0)
-		b = xcalloc((size_t)cpus, sizeof(*b));
+//~	if (cpus > 0)
+//~		b = xcalloc((size_t)cpus, sizeof(*b));
 /* bts-series: end */
 /* bts-series: from dump-tracedat-stream */
 	if (cpus > 0) {
@@ -538,8 +538,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 /* bts-series: end */
 	}
 /* bts-series: until dump-tracedat-stream */
-	for (int c = 0; c < cpus; c++)
-		free(b[c].recs);
+//~	for (int c = 0; c < cpus; c++)
+//~		free(b[c].recs);
 /* bts-series: end */
 /* bts-series: from dump-tracedat-stream */
 	for (int c = 0; c < cpus; c++) {
@@ -587,8 +587,8 @@ static int read_tracedat(int fd, bool want_syms, struct wbuf *w)
 		wmsg(w, 'W', msg);
 	}
 /* bts-series: until dump-tracedat-stream */
-	if (!entries) {
-		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written while it recorded?",
+//~	if (!entries) {
+//~		snprintf(msg, sizeof(msg), "no ftrace:bts entries (%zu other entries): was a dump written while it recorded?",
 /* bts-series: end */
 /* bts-series: from dump-tracedat-stream */
 	if (!entries && !odd.gaps) {
