@@ -126,6 +126,15 @@ enum bts_reason {
  */
 #define BTS_ARM_STREAM		BIT(1)
 /* bts-series: end */
+/* bts-series: from pid */
+/*
+ * Arm flag: a task filter. Every CPU starts frozen, the source armed but
+ * not recording, and stays so until the core's user says that a task it
+ * chose runs there (bts_filter_this_cpu()). A source must honour it when
+ * it arms a CPU, at bts_arm() and when a CPU comes online.
+ */
+#define BTS_ARM_FILTER		BIT(2)
+/* bts-series: end */
 
 /**
  * struct bts_source - a branch source
@@ -141,7 +150,12 @@ enum bts_reason {
  *		keep if armed now). Any context.
  * @arm:	reserve what the source needs and start recording on every
  *		online CPU (and on CPUs that come online later), with the
- *		buffers cleared. Process context, may sleep. Returns 0 or a
+ *		buffers cleared.
+ * bts-series: from pid
+ *		With BTS_ARM_FILTER, arm each CPU frozen instead: it
+ *		records from its first thaw.
+ * bts-series: end
+ *		Process context, may sleep. Returns 0 or a
  *		negative errno (-EBUSY when another user holds the hardware,
  *		-ENODEV when it is absent, -ENOMEM).
  * @disarm:	stop recording everywhere and give back what @arm took.
@@ -191,6 +205,12 @@ struct bts_source {
  * @reason:	enum bts_reason
  * @fault_index: index of the record flagged BTS_FLAG_FAULT, or U32_MAX
  * @timestamp:	local_clock() when the CPU was frozen, in ns
+ * bts-series: from pid
+ * @task_filter: armed with BTS_ARM_FILTER: only chosen tasks were recorded
+ * @filter_held: the filter held the CPU frozen when this was taken: the
+ *		task running then was not chosen, and the history ends
+ *		where the last chosen task left the CPU
+ * bts-series: end
  */
 struct bts_snapshot {
 	enum bts_source_id source;
@@ -201,6 +221,10 @@ struct bts_snapshot {
 	enum bts_reason reason;
 	u32 fault_index;
 	u64 timestamp;
+	/* bts-series: from pid */
+	bool task_filter;
+	bool filter_held;
+	/* bts-series: end */
 };
 
 #ifdef CONFIG_BTS_TRACER
@@ -240,6 +264,9 @@ int bts_snapshot_cpu(unsigned int cpu, struct bts_record *buf,
 		     unsigned int n, struct bts_snapshot *snap);
 unsigned int bts_snapshot_this_cpu(struct bts_record *buf, unsigned int n,
 				   struct bts_snapshot *snap);
+/* bts-series: from pid */
+void bts_filter_this_cpu(bool record);
+/* bts-series: end */
 
 /* bts-series: from live */
 /*

@@ -25,6 +25,16 @@
  * held, frozen at once if recording is paused; one going offline gives
  * up its freezes first. So the freeze depth always says what the
  * source's state on that CPU is.
+ * bts-series: from pid
+ *
+ * A task filter (BTS_ARM_FILTER) is one more freeze per CPU, held while
+ * the task running there is not one its user chose: taken and dropped
+ * only at context switches (bts_filter_this_cpu()), so that the source's
+ * state changes only when the filter's does. Every CPU starts with it
+ * held, at arming and when it comes online; one going offline stays
+ * frozen, one freeze deep, so that nothing on its way down is recorded
+ * and an NMI's freeze and thaw there leave it frozen.
+ * bts-series: end
  */
 #define pr_fmt(fmt) "bts: " fmt
 
@@ -73,6 +83,11 @@ static DEFINE_PER_CPU(unsigned int, bts_freeze_depth);
  */
 static DEFINE_PER_CPU(bool, bts_src_frozen);
 
+/* bts-series: from pid */
+/* The task filter holds one freeze on this CPU: see bts_filter_this_cpu(). */
+static DEFINE_PER_CPU(bool, bts_filter_held);
+
+/* bts-series: end */
 /* Recording is paused on every CPU (bts_pause()); under bts_mutex. */
 static bool bts_paused;
 
@@ -194,6 +209,14 @@ static int bts_cpu_online(unsigned int cpu)
 	/* bts-series: from capture */
 	this_cpu_write(bts_capture_held, false);
 	/* bts-series: end */
+	/* bts-series: from pid */
+	/* (the source armed it frozen: this freeze only says so) */
+	this_cpu_write(bts_filter_held, false);
+	if (src && (READ_ONCE(bts_arm_flags) & BTS_ARM_FILTER)) {
+		bts_freeze_this_cpu(src);
+		this_cpu_write(bts_filter_held, true);
+	}
+	/* bts-series: end */
 	if (src && READ_ONCE(bts_paused))
 		bts_freeze_this_cpu(src);
 	local_irq_restore(flags);
@@ -210,6 +233,22 @@ static int bts_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	local_irq_save(flags);
+	/* bts-series: from pid */
+	/*
+	 * A task filter keeps it frozen, one freeze deep, until it is
+	 * online again: nothing on its way down is recorded (tasks still
+	 * run there until the scheduler's own teardown, chosen ones too).
+	 */
+	if (src && (READ_ONCE(bts_arm_flags) & BTS_ARM_FILTER)) {
+		if (!this_cpu_read(bts_freeze_depth))
+			bts_freeze_this_cpu(src);
+		this_cpu_write(bts_freeze_depth, 1);
+		this_cpu_write(bts_capture_held, false);
+		this_cpu_write(bts_filter_held, false);
+		local_irq_restore(flags);
+		return 0;
+	}
+	/* bts-series: end */
 	if (src && this_cpu_read(bts_freeze_depth)) {
 		this_cpu_write(bts_freeze_depth, 1);
 		bts_thaw_this_cpu(src);
@@ -238,6 +277,10 @@ static int bts_cpu_offline(unsigned int cpu)
 int bts_arm(struct bts_source *src, unsigned int arm_flags)
 {
 	const char *why;
+	/* bts-series: from pid */
+	bool held = arm_flags & BTS_ARM_FILTER;
+	int cpu;
+	/* bts-series: end */
 	int ret;
 
 	mutex_lock(&bts_mutex);
@@ -257,9 +300,27 @@ int bts_arm(struct bts_source *src, unsigned int arm_flags)
 		static_branch_enable(&bts_stop_key);
 	}
 	/* bts-series: end */
+	/* bts-series: from pid */
+	/*
+	 * The source arms every CPU frozen: the filter holds that freeze.
+	 * Nothing reads these before bts_armed is set, nor after a failure.
+	 */
+	for_each_possible_cpu(cpu) {
+		per_cpu(bts_freeze_depth, cpu) = held;
+		per_cpu(bts_src_frozen, cpu) = held;
+		per_cpu(bts_filter_held, cpu) = held;
+	}
+	/* bts-series: end */
 	ret = src->arm(arm_flags);
 	if (ret) {
 		pr_info("arming source %s failed: %d\n", src->name, ret);
+		/* bts-series: from pid */
+		for_each_possible_cpu(cpu) {
+			per_cpu(bts_freeze_depth, cpu) = 0;
+			per_cpu(bts_src_frozen, cpu) = false;
+			per_cpu(bts_filter_held, cpu) = false;
+		}
+		/* bts-series: end */
 		goto out;
 	}
 	bts_paused = false;
@@ -311,6 +372,9 @@ void bts_disarm(void)
 			per_cpu(bts_src_frozen, cpu) = false;
 			/* bts-series: from capture */
 			per_cpu(bts_capture_held, cpu) = false;
+			/* bts-series: end */
+			/* bts-series: from pid */
+			per_cpu(bts_filter_held, cpu) = false;
 			/* bts-series: end */
 		}
 		bts_paused = false;
@@ -463,6 +527,37 @@ void notrace bts_thaw_this_cpu(struct bts_source *src)
 		src->thaw_this_cpu();
 }
 
+/* bts-series: from pid */
+/**
+ * bts_filter_this_cpu - say whether the task now running here is chosen
+ * @record: true when the filter's user chose the task that runs on this
+ *	    CPU from now on (or the one that runs now)
+ *
+ * With a source armed with BTS_ARM_FILTER, takes the filter's freeze of
+ * this CPU when @record is false and drops it when @record is true, only
+ * when that changes: a run of unchosen tasks costs the source nothing.
+ * Nothing when no source is armed, or one is armed without the filter.
+ * IRQs off (a sched_switch probe, an IPI), never from NMI: the filter's
+ * state of a CPU changes only there. No locks.
+ */
+void notrace bts_filter_this_cpu(bool record)
+{
+	/* Pairs with the release in bts_arm(): its flags and per-CPU state. */
+	struct bts_source *src = smp_load_acquire(&bts_armed);
+
+	if (!src || !(READ_ONCE(bts_arm_flags) & BTS_ARM_FILTER) ||
+	    record != this_cpu_read(bts_filter_held))
+		return;
+	if (record) {
+		this_cpu_write(bts_filter_held, false);
+		bts_thaw_this_cpu(src);
+	} else {
+		bts_freeze_this_cpu(src);
+		this_cpu_write(bts_filter_held, true);
+	}
+}
+/* bts-series: end */
+
 /**
  * bts_read_frozen_this_cpu - copy this CPU's newest records, oldest first
  * @src:	the armed source; this CPU frozen
@@ -489,6 +584,10 @@ unsigned int notrace bts_read_frozen_this_cpu(struct bts_source *src,
 	snap->reason = BTS_REASON_DUMP;
 	snap->fault_index = U32_MAX;
 	snap->timestamp = local_clock();
+	/* bts-series: from pid */
+	snap->task_filter = READ_ONCE(bts_arm_flags) & BTS_ARM_FILTER;
+	snap->filter_held = this_cpu_read(bts_filter_held);
+	/* bts-series: end */
 	return count;
 }
 

@@ -196,6 +196,10 @@ unsigned int notrace bts_emit(struct trace_array *tr,
 		head->cpu = snap->cpu;
 		head->nr = snap->count;
 		head->reason = snap->reason;
+		/* bts-series: from pid */
+		head->filter = snap->task_filter |
+			       (snap->task_filter && snap->filter_held) << 1;
+		/* bts-series: end */
 		strscpy(head->release, init_utsname()->release,
 			sizeof(head->release));
 		memcpy(head->build_id, bts_kernel_build_id_hex(),
@@ -284,6 +288,10 @@ static int bts_emit_last_boot(const struct bts_dump_header *d,
 		.source = d->source, .cpu = d->cpu, .count = d->count,
 		.capacity = d->capacity, .reason = d->reason,
 		.fault_index = d->fault_index, .timestamp = d->timestamp_ns,
+		/* bts-series: from pid */
+		.task_filter = d->flags & BTS_DUMP_TASK_FILTER,
+		.filter_held = d->flags & BTS_DUMP_FILTER_HELD,
+		/* bts-series: end */
 	};
 	struct bts_record *moved;
 	struct trace_array *tr;
@@ -353,12 +361,22 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 {
 	struct bts_source *src = bts_selected_source(sel);
 	unsigned int arm_flags = (opts & BTS_OPT_USER) ? BTS_ARM_USER : 0;
+	/* bts-series: from pid */
+	bool filter = bts_pid_filtering(tr);
+	/* bts-series: end */
 	int ret;
 
 	if (!src) {
 		pr_info("no branch source for \"%s\"\n", bts_select_names[sel]);
 		return -ENODEV;
 	}
+	/* bts-series: from pid */
+	ret = bts_pid_prepare(tr, filter);
+	if (ret)
+		return ret;
+	if (filter)
+		arm_flags |= BTS_ARM_FILTER;
+	/* bts-series: end */
 	/* bts-series: from stream */
 	if (opts & BTS_OPT_STREAM) {
 		arm_flags |= BTS_ARM_STREAM;
@@ -394,6 +412,12 @@ static int bts_start_recording(struct trace_array *tr, enum bts_select sel,
 	pr_info("recording with source %s (%u records per CPU%s)\n",
 		src->name, src->capacity(),
 		(opts & BTS_OPT_STREAM) ? ", streaming" : "");
+	/* bts-series: end */
+	/* bts-series: from pid */
+	if (filter) {
+		pr_info("recording only the tasks set_ftrace_pid chooses\n");
+		bts_pid_armed(tr);
+	}
 	/* bts-series: end */
 	/* tracing_on is 0: record nothing until it is 1 (bts_tracer_start) */
 	if (!tracer_tracing_is_on(tr))
@@ -1154,10 +1178,20 @@ static enum print_line_t bts_history_print(struct trace_iterator *iter,
 	struct bts_history_entry *field;
 
 	trace_assign_type(field, iter->ent);
+	/* bts-series: until pid */
 	trace_seq_printf(&iter->seq,
 			 "bts_history cpu:%u nr:%u reason:%u stext:0x%lx kaslr:0x%lx release:%s build_id:%s\n",
 			 field->cpu, field->nr, field->reason, field->stext,
 			 field->kaslr, field->release, field->build_id);
+	/* bts-series: end */
+	/* bts-series: from pid */
+	trace_seq_printf(&iter->seq,
+			 "bts_history cpu:%u nr:%u reason:%u stext:0x%lx kaslr:0x%lx release:%s build_id:%s%s%s\n",
+			 field->cpu, field->nr, field->reason, field->stext,
+			 field->kaslr, field->release, field->build_id,
+			 field->filter & 1 ? " filter:pid" : "",
+			 field->filter & 2 ? ",held" : "");
+	/* bts-series: end */
 	return trace_handle_return(&iter->seq);
 }
 
@@ -1217,6 +1251,9 @@ static void bts_tracer_reset(struct trace_array *tr)
 {
 	mutex_lock(&bts_lock);
 	bts_stop_recording();
+	/* bts-series: from pid */
+	bts_pid_stop();
+	/* bts-series: end */
 	tracing_stop_cmdline_record();
 	WRITE_ONCE(bts_trace, NULL);
 	bts_busy = false;
@@ -1264,6 +1301,27 @@ static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 	return ret;
 }
 
+/* bts-series: from pid */
+/*
+ * set_ftrace_pid or set_ftrace_notrace_pid of @tr was written or cleared
+ * (trace_types_lock held): re-arm, so that the history holds only the
+ * tasks the lists choose now. Nothing while neither the lists nor the
+ * armed source filter.
+ */
+static void bts_pid_filter_changed(struct trace_array *tr)
+{
+	mutex_lock(&bts_lock);
+	if (bts_busy && bts_trace == tr) {
+		bts_pid_forget(tr);
+		if ((bts_pid_filtering(tr) ||
+		     (bts_armed_flags() & BTS_ARM_FILTER)) &&
+		    bts_rearm(bts_selected, bts_flags.val))
+			pr_warn("could not re-arm for the new set_ftrace_pid\n");
+	}
+	mutex_unlock(&bts_lock);
+}
+
+/* bts-series: end */
 static struct tracer bts_tracer __read_mostly = {
 	.name		= "bts",
 	.init		= bts_tracer_init,
@@ -1272,6 +1330,9 @@ static struct tracer bts_tracer __read_mostly = {
 	.stop		= bts_tracer_stop,
 	.flags		= &bts_flags,
 	.set_flag	= bts_set_flag,
+	/* bts-series: from pid */
+	.pid_filter_changed = bts_pid_filter_changed,
+	/* bts-series: end */
 	.allow_instances = true,
 };
 

@@ -12,9 +12,15 @@
  * bts-series: from stream
  * Stream mode's sink (trace_bts_stream.c).
  * bts-series: end
+ * bts-series: from pid
+ * The task filter: set_ftrace_pid for bts (trace_bts_pid.c).
+ * bts-series: end
  * Nothing declared here sleeps, allocates or locks, but the functions
  * called at boot, bts_trigger_get() and bts_trigger_put(), and
  * bts_stream_start() and bts_stream_stop().
+ * bts-series: from pid
+ * The bts_pid_*() functions are process context, under bts_lock.
+ * bts-series: end
  */
 #ifndef _KERNEL_TRACE_TRACE_BTS_H
 #define _KERNEL_TRACE_TRACE_BTS_H
@@ -89,6 +95,32 @@ void bts_stream_start(struct trace_array *tr);
 void bts_stream_stop(void);
 bool bts_stream_refuse_nmi(void);
 void bts_stream_init(struct dentry *bts_dir);
+/* bts-series: end */
+/* bts-series: from pid */
+
+/*
+ * trace_bts_pid.c: set_ftrace_pid for bts. bts_pid_prepare() before
+ * arming, bts_pid_armed() after arming with BTS_ARM_FILTER,
+ * bts_pid_forget() when the pid files change, bts_pid_stop() when the
+ * tracer is reset.
+ */
+#ifdef CONFIG_BTS_TRACER_PID
+bool bts_pid_filtering(struct trace_array *tr);
+int bts_pid_prepare(struct trace_array *tr, bool filter);
+void bts_pid_armed(struct trace_array *tr);
+void bts_pid_forget(struct trace_array *tr);
+void bts_pid_stop(void);
+#else
+static inline bool bts_pid_filtering(struct trace_array *tr) { return false; }
+static inline int bts_pid_prepare(struct trace_array *tr, bool filter)
+{
+	return 0;
+}
+
+static inline void bts_pid_armed(struct trace_array *tr) { }
+static inline void bts_pid_forget(struct trace_array *tr) { }
+static inline void bts_pid_stop(void) { }
+#endif
 /* bts-series: end */
 
 #endif /* _KERNEL_TRACE_TRACE_BTS_H */

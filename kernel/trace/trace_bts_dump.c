@@ -122,6 +122,12 @@ void notrace bts_fill_dump_header(struct bts_dump_header *h,
 	/* bts-series: end */
 	if (user && snap->source == BTS_SOURCE_HW)
 		h->flags |= BTS_DUMP_USER;
+	/* bts-series: from pid */
+	if (snap->task_filter)
+		h->flags |= BTS_DUMP_TASK_FILTER;
+	if (snap->task_filter && snap->filter_held)
+		h->flags |= BTS_DUMP_FILTER_HELD;
+	/* bts-series: end */
 	if (snap->source != BTS_SOURCE_NONE && src)
 		strscpy(h->source_name, src->name, sizeof(h->source_name));
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));

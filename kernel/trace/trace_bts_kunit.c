@@ -233,8 +233,13 @@ static void fake_nmi_hook(void (**hook)(void))
 
 static int fake_arm(unsigned int flags)
 {
+	int cpu;
+
 	fake.arms++;
 	fake.arm_flags = flags;
+	/* as bts.h asks of a source: a task filter arms every CPU frozen */
+	for_each_possible_cpu(cpu)
+		per_cpu(fake_frozen, cpu) = flags & BTS_ARM_FILTER;
 	fake_nmi_hook(&fake.nmi_in_arm);	/* the source half armed */
 	return fake.arm_ret;
 }
@@ -394,6 +399,105 @@ static void core_nested_freezes_reach_the_source_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake.thaws, 1);
+}
+
+/* ---- the task filter (BTS_ARM_FILTER) ---- */
+
+static void core_filter_arms_every_cpu_frozen_and_held(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, BTS_ARM_FILTER), 0);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, fake.thaws, 0);
+	fake.recorded = 4;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
+	local_irq_restore(flags);
+	KUNIT_EXPECT_TRUE(test, snap.task_filter);
+	KUNIT_EXPECT_TRUE(test, snap.filter_held);
+	KUNIT_EXPECT_EQ(test, fake.thaws, 0);
+}
+
+/* The source is reached only when the filter's state changes. */
+static void core_filter_reaches_the_source_only_on_change(struct kunit *test)
+{
+	unsigned int freezes, thaws;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, BTS_ARM_FILTER), 0);
+	local_irq_save(flags);
+	freezes = fake.freezes;
+	thaws = fake.thaws;
+	bts_filter_this_cpu(false);		/* unchosen after unchosen */
+	KUNIT_EXPECT_EQ(test, fake.freezes, freezes);
+	bts_filter_this_cpu(true);		/* a chosen task */
+	KUNIT_EXPECT_FALSE(test, this_cpu_read(fake_frozen));
+	KUNIT_EXPECT_EQ(test, fake.thaws, thaws + 1);
+	bts_filter_this_cpu(true);		/* chosen after chosen */
+	KUNIT_EXPECT_EQ(test, fake.thaws, thaws + 1);
+	bts_filter_this_cpu(false);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
+	KUNIT_EXPECT_EQ(test, fake.freezes, freezes + 1);
+	bts_filter_this_cpu(false);
+	KUNIT_EXPECT_EQ(test, fake.freezes, freezes + 1);
+	local_irq_restore(flags);
+}
+
+/* Without BTS_ARM_FILTER the filter's calls do nothing. */
+static void core_filter_does_nothing_unless_armed_with_it(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	bts_filter_this_cpu(false);		/* nothing armed */
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	local_irq_save(flags);
+	bts_filter_this_cpu(false);
+	KUNIT_EXPECT_FALSE(test, this_cpu_read(fake_frozen));
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fake.freezes, 1);	/* the snapshot's */
+	KUNIT_EXPECT_FALSE(test, snap.task_filter);
+	KUNIT_EXPECT_FALSE(test, snap.filter_held);
+}
+
+/*
+ * A snapshot (a dump, a capture NMI) on a CPU the filter lets record
+ * leaves it recording; on one it holds, leaves it held and frozen.
+ */
+static void core_filter_nests_with_snapshots(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, BTS_ARM_FILTER), 0);
+	fake.recorded = 4;
+	local_irq_save(flags);
+	bts_filter_this_cpu(true);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	KUNIT_EXPECT_FALSE(test, this_cpu_read(fake_frozen));
+	KUNIT_EXPECT_TRUE(test, snap.task_filter);
+	KUNIT_EXPECT_FALSE(test, snap.filter_held);
+	bts_filter_this_cpu(false);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
+	KUNIT_EXPECT_TRUE(test, snap.filter_held);
+	/* a freeze held across the switch (a capture) outlives the filter's */
+	bts_freeze_this_cpu(&fake_source);
+	bts_filter_this_cpu(true);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
+	bts_thaw_this_cpu(&fake_source);
+	KUNIT_EXPECT_FALSE(test, this_cpu_read(fake_frozen));
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
 }
 
 /* What a capture NMI does on this CPU: freeze, copy, thaw. */
@@ -1689,6 +1793,26 @@ static struct kunit_suite bts_sw_suite = {
 	.test_cases = bts_sw_cases,
 };
 
+/* An NMI in the middle of the filter's freeze or thaw reads frozen. */
+static void core_filter_switch_interrupted_by_an_nmi(struct kunit *test)
+{
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, BTS_ARM_FILTER), 0);
+	fake.recorded = 4;
+	local_irq_save(flags);
+	fake.nmi_in_thaw = fake_nmi_snapshot;
+	bts_filter_this_cpu(true);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);
+	KUNIT_EXPECT_FALSE(test, this_cpu_read(fake_frozen));
+	fake.nmi_in_freeze = fake_nmi_snapshot;
+	bts_filter_this_cpu(false);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);
+	KUNIT_EXPECT_TRUE(test, this_cpu_read(fake_frozen));
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
+}
+
 /*
  * The debuggers' index: one slot per possible CPU; a publication moves
  * @seq on by two, and NULL clears everything else.
@@ -1744,6 +1868,11 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_thaw_leaves_it_recording),
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
 	KUNIT_CASE(core_live_table_indexes_every_cpu),
+	KUNIT_CASE(core_filter_arms_every_cpu_frozen_and_held),
+	KUNIT_CASE(core_filter_reaches_the_source_only_on_change),
+	KUNIT_CASE(core_filter_does_nothing_unless_armed_with_it),
+	KUNIT_CASE(core_filter_nests_with_snapshots),
+	KUNIT_CASE(core_filter_switch_interrupted_by_an_nmi),
 	KUNIT_CASE(capture_oops_keeps_cpu_frozen_and_emits),
 	KUNIT_CASE(capture_second_fault_is_counted_not_kept),
 	KUNIT_CASE(capture_concurrent_faults_are_each_kept),

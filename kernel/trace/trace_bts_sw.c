@@ -230,7 +230,13 @@ static int bts_sw_arm(unsigned int arm_flags)
 
 		ring->capacity = BTS_SW_CAPACITY;
 		local64_set(&ring->total, 0);
+		/* bts-series: until pid */
 		WRITE_ONCE(ring->frozen, false);
+		/* bts-series: end */
+		/* bts-series: from pid */
+		/* a task filter: frozen until the core thaws it (bts.h) */
+		WRITE_ONCE(ring->frozen, !!(arm_flags & BTS_ARM_FILTER));
+		/* bts-series: end */
 		ring->buf = kvcalloc(BTS_SW_CAPACITY, sizeof(*ring->buf),
 				     GFP_KERNEL);
 		if (!ring->buf) {

@@ -23,6 +23,16 @@
 #define BTS_DUMP_CAPTURE	(1U << 1)	/* a fault capture, not a dump */
 #define BTS_DUMP_USER		(1U << 2)	/* user-mode branches recorded */
 #define BTS_DUMP_EMPTY		(1U << 3)	/* nothing recorded since arming */
+/* bts-series: from pid */
+/* A task filter (set_ftrace_pid) was on: only chosen tasks were recorded. */
+#define BTS_DUMP_TASK_FILTER	(1U << 4)
+/*
+ * With BTS_DUMP_TASK_FILTER: the task running when the history was taken
+ * was not chosen, and the history ends where the last chosen task left
+ * the CPU (a fault in an unchosen task is not in it).
+ */
+#define BTS_DUMP_FILTER_HELD	(1U << 5)
+/* bts-series: end */
 
 /**
  * struct bts_dump_header - header of one CPU's dump (192 bytes)

@@ -795,6 +795,11 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	/* bts-series: from intel-kexec */
 	c->stop &= INTEL_BTS_STOP_DEAD;
 	/* bts-series: end */
+	/* bts-series: from pid */
+	/* A task filter: frozen until the core thaws it (bts.h). */
+	if (bts->arm_flags & BTS_ARM_FILTER)
+		c->stop |= INTEL_BTS_STOP_FREEZE;
+	/* bts-series: end */
 	barrier();
 	WRITE_ONCE(c->armed, true);
 	/* bts-series: from intel-stream */

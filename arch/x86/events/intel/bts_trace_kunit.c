@@ -856,6 +856,30 @@ static void intel_bts_frozen_cpu_records_nothing(struct kunit *test)
 	expect_branches(test, out, 4, 0);
 }
 
+/*
+ * With a task filter the CPU is armed frozen: nothing written to DEBUGCTL,
+ * nothing recorded, until the core's thaw (a chosen task runs).
+ */
+static void intel_bts_arm_with_a_task_filter_starts_frozen(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_FILTER);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 0);
+	model_run(50, 4);
+	KUNIT_EXPECT_EQ(test, intel_bts_cpu_read(&t->c, out, MODEL_NR, &w), 0);
+	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_EMPTY);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | BIT_ULL(6) | BIT_ULL(7) | BIT_ULL(10));
+	KUNIT_EXPECT_EQ(test, model->ctl_writes, 1);
+	model_run(0, 3);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 3);
+	expect_branches(test, out, 3, 0);
+}
+
 static void intel_bts_kernel_only_filters_user_branches(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
@@ -1005,6 +1029,7 @@ static struct kunit_case intel_bts_debugctl_cases[] = {
 	KUNIT_CASE(intel_bts_thaw_sets_armed_bits_again),
 	KUNIT_CASE(intel_bts_freeze_nests_and_unarmed_is_noop),
 	KUNIT_CASE(intel_bts_frozen_cpu_records_nothing),
+	KUNIT_CASE(intel_bts_arm_with_a_task_filter_starts_frozen),
 	KUNIT_CASE(intel_bts_kernel_only_filters_user_branches),
 	KUNIT_CASE(intel_bts_user_option_records_user_branches),
 	KUNIT_CASE(intel_bts_disarm_clears_all_five_bits),
