@@ -407,6 +407,7 @@ struct history_line {
 	char release[65];
 	uint8_t build_id[BTS_BUILD_ID_MAX];
 	uint32_t build_id_size;
+	uint32_t flags;		/* BTS_DUMP_TASK_FILTER, _FILTER_HELD */
 };
 
 /* "KEY:VALUE" token: VALUE's start and length, or false. */
@@ -448,11 +449,13 @@ static bool field_hex(const char **p, const char *end, const char *key, uint64_t
  * The line the kernel prints before each CPU's history, starting at
  * "bts_history " in [p, end):
  *   bts_history cpu:%u nr:%u reason:%u stext:0x%lx kaslr:0x%lx release:%s build_id:%s
- * All of it, exactly, or false: a header is never trusted in part.
+ * and, from kernels that have a pid filter, when it was on, " filter:pid"
+ * or " filter:pid,held" after it. All of it, exactly, or false: a header
+ * is never trusted in part.
  */
 static bool parse_history(const char *p, const char *end, struct history_line *h)
 {
-	const char *v, *t;
+	const char *v, *t, *q;
 	size_t n;
 	uint64_t x;
 
@@ -478,6 +481,16 @@ static bool parse_history(const char *p, const char *end, struct history_line *h
 		h->build_id[i / 2] = (uint8_t)x;
 	}
 	h->build_id_size = (uint32_t)(n / 2);
+	q = p;
+	if (field(&q, end, "filter:", &v, &n)) {
+		if (n == 3 && !memcmp(v, "pid", 3))
+			h->flags = BTS_DUMP_TASK_FILTER;
+		else if (n == 8 && !memcmp(v, "pid,held", 8))
+			h->flags = BTS_DUMP_TASK_FILTER | BTS_DUMP_FILTER_HELD;
+		else
+			return false;
+		p = q;
+	}
 	return !token(&p, end, &t, &n);		/* and nothing after it */
 }
 
@@ -496,7 +509,7 @@ static void add_history(struct state *st, const struct history_line *h, uint64_t
 	d = open_history(st, b, h->cpu, h->nr, rec_reason);
 	d->header = true;
 	d->reason = h->reason;
-	d->flags = h->reason ? BTS_DUMP_CAPTURE : 0;
+	d->flags = (h->reason ? BTS_DUMP_CAPTURE : 0) | h->flags;
 	d->stext = h->stext;
 	d->kaslr_offset = h->kaslr;
 	d->timestamp_ns = ts_ns;

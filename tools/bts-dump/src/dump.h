@@ -22,6 +22,8 @@
 #define BTS_DUMP_CAPTURE	(1U << 1)
 #define BTS_DUMP_USER		(1U << 2)
 #define BTS_DUMP_EMPTY		(1U << 3)
+#define BTS_DUMP_TASK_FILTER	(1U << 4)
+#define BTS_DUMP_FILTER_HELD	(1U << 5)
 
 #define BTS_SOURCE_NONE		0
 #define BTS_SOURCE_HW		1

@@ -145,6 +145,11 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 	doubt_text(o, d);
 	if (d->source == BTS_SOURCE_SW)
 		out_lit(o, "  (software source: call edges from ftrace, not hardware branches)\n");
+	if (d->flags & BTS_DUMP_TASK_FILTER)
+		out_lit(o, "  (pid filter: only the tasks set_ftrace_pid chose were recorded)\n");
+	if (d->flags & BTS_DUMP_FILTER_HELD)
+		out_fmt(o, "  (the task running when this was %s was not chosen: the history ends where the last chosen task left CPU %u)\n",
+			d->flags & BTS_DUMP_CAPTURE ? "captured" : "dumped", d->cpu);
 	if (!d->count)
 		out_fmt(o, "  (no records%s)\n",
 			d->flags & BTS_DUMP_EMPTY ? ": nothing recorded since arming" : "");
@@ -173,6 +178,9 @@ static void header_json(struct out *o, const struct bts_dump *d, uint32_t first,
 		d->flags & BTS_DUMP_CAPTURE ? "true" : "false",
 		d->flags & BTS_DUMP_USER ? "true" : "false",
 		d->flags & BTS_DUMP_EMPTY ? "true" : "false");
+	out_fmt(o, ",\"pid_filter\":%s,\"filter_held\":%s",
+		d->flags & BTS_DUMP_TASK_FILTER ? "true" : "false",
+		d->flags & BTS_DUMP_FILTER_HELD ? "true" : "false");
 	out_fmt(o, ",\"reason\":\"%s\",\"reason_code\":%u,\"fault_index\":",
 		bts_reason_name(d->reason), d->reason);
 	if (d->fault_index == BTS_NO_FAULT)

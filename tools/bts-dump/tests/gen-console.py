@@ -10,9 +10,9 @@ independently of bts-dump's reader. Each RECORDS line is
 "CPU POS NR REASON FROM TO FLAGS" (addresses, flags in hex); addresses are
 printed as %pS would with that kallsyms: "sym+0xoff/0xsize [mod]", or
 "0x..." without a symbol. A RECORDS line "H CPU NR REASON STEXT KASLR
-RELEASE BUILD_ID" (STEXT, KASLR in hex, BUILD_ID hex or "-" for none)
-is the ftrace:bts_history entry the kernel prints before a CPU's
-history; "T TEXT" is TEXT printed as is, after the same prefix. --style: dmesg ("[   12.345678] "), pstore
+RELEASE BUILD_ID [FILTER]" (STEXT, KASLR in hex, BUILD_ID hex or "-" for
+none, FILTER "pid" or "pid,held" when a pid filter was on) is the
+ftrace:bts_history entry the kernel prints before a CPU's history; "T TEXT" is TEXT printed as is, after the same prefix. --style: dmesg ("[   12.345678] "), pstore
 ("<4>[   12.345678] "), syslog ("Dec  1 10:00:00 host kernel: ") or raw.
 --noise puts other console lines between them (and one line another
 CPU's printk cut into); --cut ends the text in the middle of a line;
@@ -91,8 +91,9 @@ def main():
         if f[0] == "H":
             cpu, nr, reason = (int(x) for x in f[1:4])
             stext, kaslr = (int(x, 16) for x in f[4:6])
-            emit("      sh-81        1d..1. %dus : bts_history cpu:%u nr:%u reason:%u stext:0x%x kaslr:0x%x release:%s build_id:%s" % (
-                12345678 + n, cpu, nr, reason, stext, kaslr, f[6], "" if f[7] == "-" else f[7]))
+            emit("      sh-81        1d..1. %dus : bts_history cpu:%u nr:%u reason:%u stext:0x%x kaslr:0x%x release:%s build_id:%s%s" % (
+                12345678 + n, cpu, nr, reason, stext, kaslr, f[6], "" if f[7] == "-" else f[7],
+                " filter:" + f[8] if len(f) > 8 else ""))
             continue
         if f[0] == "T":
             emit("      sh-81        1d..1. %dus : %s" % (12345678 + n, line.rstrip("\n")[2:]))

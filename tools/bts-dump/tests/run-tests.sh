@@ -824,6 +824,31 @@ PY
 "$BTS" -s "$S" "$T/hi.log" >"$T/hi.txt" 2>&1
 ok_if "console header: a header of nr 0 is an empty history; one whose records never came says they did not arrive" \
 	bash -c "grep -A2 '^CPU 2: 0 records' '$T/hi.txt' | grep -q '(no records)' && grep -q '^CPU 3: 0 records .*captured at panic' '$T/hi.txt' && grep -A1 '^CPU 3:' '$T/hi.txt' | grep -q '4 of 4 records did not arrive'"
+# A pid filter's mark after the build ID: the dump's header flags say it;
+# a mark bts-dump does not know makes the header mangled.
+cat >"$T/hf.recs" <<'RECS'
+H 1 1 0 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314 pid
+1 0 1 0 ffffffff81000120 ffffffff81000200 0
+H 0 1 0 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314 pid,held
+0 0 1 0 ffffffff81000120 ffffffff81000200 0
+H 2 1 0 ffffffff81000000 0 6.12.117-bts 0102030405060708090a0b0c0d0e0f1011121314 all
+2 0 1 0 ffffffff81000120 ffffffff81000200 0
+RECS
+$GC --kallsyms "$S" "$T/hf.recs" >"$T/hf.log"
+"$BTS" -s "$S" --json "$T/hf.log" >"$T/hf.json" 2>"$T/hf.err"
+"$BTS" -s "$S" "$T/hf.log" >"$T/hf.txt" 2>/dev/null
+ok_if "console header: filter:pid and filter:pid,held set the pid filter flags; an unknown filter mark is a mangled header" \
+	python3 - "$T/hf.json" "$T/hf.err" "$T/hf.txt" <<'PY'
+import json, sys
+d = {o["cpu"]: o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "dump"}
+assert d[1]["pid_filter"] and not d[1]["filter_held"], d[1]
+assert d[0]["pid_filter"] and d[0]["filter_held"], d[0]
+assert not d[2]["pid_filter"] and d[2]["release"] == "", d[2]
+assert "bts_history line" in open(sys.argv[2]).read()
+t = open(sys.argv[3]).read()
+assert t.count("(pid filter: only the tasks set_ftrace_pid chose were recorded)") == 2, t
+assert "was not chosen: the history ends where the last chosen task left CPU 0" in t, t
+PY
 # Mangled headers: another printk cut into one (its build ID, of another
 # build, cut short), bad hex in another, a release over 64 characters.
 long=$(printf 'r%.0s' $(seq 65))
