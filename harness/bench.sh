@@ -5,7 +5,9 @@
 #  1. in the test VM, on both machines (Debian's QEMU: software source;
 #     the BTS QEMU: the Intel source on emulated BTS): dumping one CPU's
 #     history into the ring buffer vs a memcpy of the same bytes
-#     (bts/bench), and what recording costs a workload (armed / off);
+#     (bts/bench), what recording costs a workload (armed / off), and
+#     what set_ftrace_pid saves a workload bts is not asked to record
+#     (armed with the filter / off, beside a chosen task on its CPU);
 #  2. the BTS QEMU with BTS off against Debian's QEMU with the same CPU
 #     model on the same workloads: what the emulation costs while off;
 #  3. on the host: bts-dump symbolizing a 10-million-record dump, and
@@ -19,9 +21,9 @@ for m in sw hw same-cpu; do
 	mkdir -p "$share"
 	case $m in
 	sw) echo "== Debian's QEMU, -cpu max: the software source"
-	    hw=0 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh ;;
+	    hw=0 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh,bench/pidfilter.sh ;;
 	hw) echo "== the BTS QEMU (Skylake-Client with the Debug Store): the Intel source on emulated BTS"
-	    hw=1 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh ;;
+	    hw=1 tests=bench/dump.sh,bench/slowdown.sh,bench/stream.sh,bench/pidfilter.sh ;;
 	same-cpu) echo "== Debian's QEMU with the same Skylake-Client, no Debug Store (the baseline for BTS off)"
 	    hw=same-cpu tests=bench/slowdown.sh ;;
 	esac
