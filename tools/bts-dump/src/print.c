@@ -117,7 +117,13 @@ static void header_text(struct out *o, const struct bts_dump *d, uint32_t first,
 		stream_header_text(o, d, first, end);
 		return;
 	}
-	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count && !d->missing) {
+	/*
+	 * An empty slot names no source; a capture taken while a pid filter
+	 * held the CPU has no record either, but it was taken (its flags say
+	 * why it is empty).
+	 */
+	if ((d->flags & BTS_DUMP_CAPTURE) && !d->count && !d->missing &&
+	    d->source == BTS_SOURCE_NONE) {
 		out_fmt(o, "CPU %u: nothing captured (no oops, BUG or panic since it was cleared)%s%s\n",
 			d->cpu, d->release[0] ? ", kernel " : "", d->release);
 		return;

@@ -173,6 +173,12 @@ ok_if "cli: --folded rebuilds stacks from calls and returns" \
 run "$T/nocap.bts" >"$T/nocap.txt" 2>&1
 ok_if "cli: an empty capture says nothing was captured" \
 	grep -qx 'CPU 4: nothing captured (no oops, BUG or panic since it was cleared), kernel 6.12.117-bts' "$T/nocap.txt"
+# A capture that was taken while a pid filter held the CPU has no record
+# either, but it is no empty slot: it was recorded by a source, at a WARN.
+"$GEN" -o "$T/heldcap.bts" --cpu 1 --flags 58 --source 1 --reason 5 --count 0
+run "$T/heldcap.bts" >"$T/heldcap.txt" 2>&1
+ok_if "cli: a capture the pid filter held empty says so, not that nothing was captured" \
+	bash -c "grep -q '^CPU 1: 0 records .*captured at WARN' '$T/heldcap.txt' && grep -q 'was not chosen' '$T/heldcap.txt' && grep -q 'nothing recorded since arming' '$T/heldcap.txt' && ! grep -q 'nothing captured' '$T/heldcap.txt'"
 
 # --- user halves the kernel cleared (bts_user 0: flag bit 61) ---------------
 # Without bts_user the kernel sets the user half of a branch between user
