@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A WARN is not captured by default; with bts_capture_warn it is, and the
-# CPU records again afterwards either way.
+# CPU records again afterwards either way; with a pid filter, the capture
+# of a WARN in a chosen task has its history, one in another task says the
+# filter held the CPU.
 # bts-boot: own
 # bts-expect: warn,oops,bug
 # bts-cmdline: panic_on_oops=0
@@ -46,6 +48,54 @@ case "$(cat $B/capture)" in
 *) not_ok "with bts_capture_warn a WARN is captured (got '$(cat $B/capture)')" ;;
 esac
 records_again 1 "after a captured WARN, its CPU records again"
+
+# With a pid filter ("Chosen tasks" in Documentation/trace/bts.rst): a
+# WARN in a chosen task is captured with its history; one in a task not
+# chosen has what the CPU recorded before, and its header says the filter
+# held the CPU (flag 32). Then the CPU records again, as the filter says.
+if [ -w $T/set_ftrace_pid ]; then
+	echo 0 > $B/capture
+	# a shell that chooses itself (bts re-arms), then WARNs
+	provoke "taskset -c 1 sh -c 'echo \$\$ > $T/set_ftrace_pid && echo WARNING > $DIRECT'"
+	cat $B/per_cpu/cpu1/capture > /tmp/warn-chosen.bin
+	diag "chosen: $(cat $B/capture); flags $(u32 /tmp/warn-chosen.bin 28), $(u32 /tmp/warn-chosen.bin 20) records"
+	case "$(cat $B/capture)" in
+	"WARN on cpu 1"*) ok "pid filter: a WARN in a chosen task is captured" ;;
+	*) not_ok "pid filter: a WARN in a chosen task is captured (got '$(cat $B/capture)')" ;;
+	esac
+	is "pid filter: ... its header says a filter was on and did not hold the CPU" \
+		$(($(u32 /tmp/warn-chosen.bin 28) & 48)) 16
+	if command -v bts-dump > /dev/null; then
+		check "pid filter: ... its history enters lkdtm_WARNING" \
+			sh -c "bts-dump -s /proc/kallsyms /tmp/warn-chosen.bin | grep -q 'lkdtm_WARNING'"
+	fi
+	# a task that never runs is chosen: the CPU is held from the arming on
+	sleep 100000 &
+	idle=$!
+	echo $idle > $T/set_ftrace_pid
+	echo 0 > $B/capture
+	provoke "taskset -c 1 sh -c 'echo WARNING > $DIRECT'"
+	cat $B/per_cpu/cpu1/capture > /tmp/warn-other.bin
+	diag "not chosen: $(cat $B/capture); flags $(u32 /tmp/warn-other.bin 28), $(u32 /tmp/warn-other.bin 20) records"
+	case "$(cat $B/capture)" in
+	"WARN on cpu 1"*) ok "pid filter: a WARN in a task not chosen is captured" ;;
+	*) not_ok "pid filter: a WARN in a task not chosen is captured (got '$(cat $B/capture)')" ;;
+	esac
+	is "pid filter: ... its header says the filter held the CPU, and nothing was recorded" \
+		$(($(u32 /tmp/warn-other.bin 28) & 56)) 56
+	if command -v bts-dump > /dev/null; then
+		bts-dump -s /proc/kallsyms /tmp/warn-other.bin > /tmp/warn-other.txt 2>&1
+		grep -q 'was not chosen' /tmp/warn-other.txt &&
+			ok "pid filter: ... and bts-dump says the task was not chosen" || {
+			not_ok "pid filter: ... and bts-dump says the task was not chosen"
+			diag "bts-dump: $(head -c 600 /tmp/warn-other.txt)"
+		}
+	fi
+	kill $idle
+	wait $idle 2> /dev/null
+	echo > $T/set_ftrace_pid
+	records_again 1 "with the pid filter emptied, CPU 1 records again"
+fi
 
 # WARNs while the task is moved between CPUs: on a preemptible kernel
 # (make check DEBUG=1, 4 vCPUs) the task can run on another CPU when
