@@ -109,8 +109,9 @@ case $boot in
 	if [ "$MODE" = oops ]; then
 		# the history up to the fault: the newest call into lkdtm_*
 		# enters lkdtm_EXCEPTION (see lib-oops.sh)
-		check "bts-dump decodes it: lkdtm_EXCEPTION shortly before the fault" \
-			sh -c "sed '/<== FAULT/q' /tmp/lb.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
+		oops_history /tmp/lb.txt &&
+			ok "bts-dump decodes it: the newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION" ||
+			not_ok "bts-dump decodes it: the newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION"
 	else
 		check "bts-dump decodes it: the fault is the call from $fn into panic" \
 			sh -c "grep '<== FAULT' /tmp/lb.txt | grep '$fn' | grep -q ' panic'"

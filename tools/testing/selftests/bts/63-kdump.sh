@@ -124,15 +124,17 @@ elif [ "$MODE" = storm ]; then
 	check "it ends in the call from lkdtm_PANIC into panic" \
 		sh -c "grep -m1 '<== FAULT' /tmp/v.txt | grep 'lkdtm_PANIC' | grep -q ' panic'"
 	section 2 > /tmp/c2.txt
-	check "CPU 2's history is its oops's: lkdtm_EXCEPTION shortly before its fault" \
-		sh -c "head -1 /tmp/c2.txt | grep -qE 'captured at (oops|GPF), fault at' &&
-			sed '/<== FAULT/q' /tmp/c2.txt | tail -40 | grep -q lkdtm_EXCEPTION"
+	head -1 /tmp/c2.txt | grep -qE 'captured at (oops|GPF), fault at' &&
+		oops_history /tmp/c2.txt &&
+		ok "CPU 2's history is its oops's: its newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION" ||
+		not_ok "CPU 2's history is its oops's: its newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION ($(head -1 /tmp/c2.txt))"
 	section 1 > /tmp/c1.txt
 	check "CPU 1's history is its first WARN's" \
 		sh -c "head -1 /tmp/c1.txt | grep -q 'captured at WARN, fault at'"
 else
-	check "the history is the oops's: lkdtm_EXCEPTION shortly before its fault" \
-		sh -c "sed '/<== FAULT/q' /tmp/v.txt | tail -40 | grep -q 'lkdtm_EXCEPTION'"
+	oops_history /tmp/v.txt &&
+		ok "the history is the oops's: its newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION" ||
+		not_ok "the history is the oops's: its newest call into lkdtm_* before the fault enters lkdtm_EXCEPTION"
 fi
 if command -v makedumpfile > /dev/null; then
 	makedumpfile -E -d 31 /proc/vmcore /host/vmcore > /tmp/md.out 2>&1 &&

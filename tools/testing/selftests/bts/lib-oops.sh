@@ -36,6 +36,27 @@ u32() { od -An -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
 # the non-canonical shadow address first: a #GP, not a page fault.
 kasan_null_is_gpf() { dmesg | grep -q 'Oops: general protection fault.* KASAN'; }
 
+# newest_call_into PREFIX FILE: in bts-dump's text FILE, up to its fault
+# record, the newest call edge into a function named PREFIX*. It says
+# whose history this is where "within the last N records" cannot: an
+# interrupt taken between the call into the crashing function and its
+# fault puts its own records in between (a timer tick alone is about 60
+# call edges on the software source, hundreds with its softirq).
+newest_call_into() {
+	sed '/<== FAULT/q' "$2" | grep -v '<== FAULT' | grep -- "-> $1" | tail -1
+}
+
+# oops_history FILE: FILE (bts-dump's text) is lkdtm EXCEPTION's oops's
+# history: its newest call into lkdtm_* before the fault enters
+# lkdtm_EXCEPTION. Says what it found when it is not.
+oops_history() {
+	local last
+	last=$(newest_call_into lkdtm_ "$1")
+	echo "$last" | grep -q -- '-> lkdtm_EXCEPTION+' && return 0
+	diag "newest call into lkdtm_* before the fault: '${last:-none}'; the fault: '$(grep -m1 '<== FAULT' "$1")'"
+	return 1
+}
+
 # check_capture REASON-WORD REASON-NUMBER FUNCTION ENTRY: ENTRY is the
 # exception entry the faulting instruction goes to (hardware source)
 check_capture() {
