@@ -20,6 +20,7 @@
 #  - an instance that owns bts: its set_ftrace_notrace_pid leaves a task
 #    out, the top level's lists do not count; no warning.
 # Bad writes to set_ftrace_pid change nothing.
+# bts-timeout: 1200
 . ./lib.sh
 P=$T/set_ftrace_pid
 M=$B/mode

@@ -23,8 +23,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # scripts where the kselftest build put them
 BIN=$HERE/bin
 [ -d "$BIN" ] || BIN=$HERE
+# where a test leaves files for a host half to read: /host in the VM,
+# the directory BTS_SHARE names if set (a harness that reads them),
+# else a private one
 if [ -n "${BTS_HARNESS:-}" ]; then
 	SHARE=/host
+elif [ -n "${BTS_SHARE:-}" ]; then
+	SHARE=$BTS_SHARE
 else
 	SHARE=$(mktemp -d /tmp/bts-selftest.XXXXXX)
 fi
