@@ -5,23 +5,33 @@
 #
 #   make deps      install what the build and the tests need (apt)
 #   make kernel    build the test kernel ($(BUILD)/obj-test/arch/x86/boot/bzImage)
-#   make kernel-dwarf  the same with full DWARF ($(BUILD)/obj-dwarf), for crash
 #   make qemu      build the QEMU that emulates BTS ($(BUILD)/qemu/qemu-system-x86_64)
 #   make tools     build tools/bts-dump
 #   make vm        boot the test kernel in QEMU with a shell on the console
 #                  (BTS_HW=1: on the BTS QEMU, with the Intel source)
 #   make demo      boot on the BTS QEMU, arm bts, provoke an oops, show the
 #                  captured history
-#   make check     every test: host, KUnit, guest scenarios; DEBUG=1 for
-#                  the lockdep/KASAN kernel; SINGLESTEP=1 for every
-#                  hardware scenario under QEMU's -singlestep too, CPL_TARGET=1
-#                  on the CPU's other CPL reading too
+#   make check     the tests CI runs (within 45 minutes on 2 cores): host,
+#                  KUnit, every guest scenario once on each source (the
+#                  software one, the Intel one on the BTS QEMU), the series
+#                  applied and checkpatch'ed, the crash and drgn readers;
+#                  ends "N passed, N failed" and a table of where the time went
+#   make check-full  everything: make check, plus every machine each test
+#                  names (nopti with 4 CPUs, the CPU's other CPL reading,
+#                  QEMU's -singlestep), the series built at every patch and
+#                  with CONFIG_BTS_TRACER=n, the stream-mode comparison with
+#                  QEMU's execution log. Run it before calling a change to a
+#                  kernel file, harness/qemu or the harness done.
+#                  Either takes DEBUG=1 (the lockdep/KASAN kernel),
+#                  SINGLESTEP=1 (every hardware scenario under -singlestep
+#                  too), CPL_TARGET=1 (on the CPU's other CPL reading too)
 #   make lint      checkpatch --strict and W=1 on the project's kernel files, and
 #                  the series check (harness/series-check.sh)
 #   make bench     benchmarks (figures printed, no assertions)
 #   make series    the whole project as a git-am series onto 6.12
 #   make series-check  the series checked: signed off, applies, checkpatch
-#                  --strict, and builds at every patch (make check runs it)
+#                  --strict, and builds at every patch (make check-full runs
+#                  it; make check all of it but the builds)
 
 TOP		:= $(CURDIR)
 BUILD		?= $(TOP)/build
@@ -40,7 +50,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel kernel-dwarf kselftest qemu tools initramfs vm demo check lint bench series series-check clean distclean
+.PHONY: all deps kernel kselftest qemu tools initramfs vm demo check check-full lint bench series series-check clean distclean
 
 all: kernel tools
 
@@ -49,12 +59,6 @@ deps:
 
 kernel:
 	@$(TOP)/harness/build-kernel.sh
-
-# The test kernel with full DWARF, for crash (configs/bts-dwarf.config)
-kernel-dwarf:
-	@KVARIANT=dwarf KOBJ=$(BUILD)/obj-dwarf \
-		KFRAGS="$(TOP)/configs/bts-test.config $(TOP)/configs/bts-dwarf.config" \
-		$(TOP)/harness/build-kernel.sh
 
 qemu:
 	@$(TOP)/harness/qemu/build.sh
@@ -81,6 +85,9 @@ demo: kernel initramfs qemu
 
 check:
 	@python3 $(TOP)/harness/check.py
+
+check-full:
+	@FULL=1 python3 $(TOP)/harness/check.py
 
 lint: kernel
 	@$(TOP)/harness/lint.sh

@@ -1,12 +1,21 @@
 #!/usr/bin/env python3
-"""make check: run every bts test and end with 'N passed, N failed'.
+"""make check / make check-full: run the bts tests, end with 'N passed, N failed'.
 
-Steps, each reported as tests: host tests (tools/bts-dump, TAP), the
-kernel build (a patch that does not apply or a compile error fails here,
-named), the initramfs, then one QEMU boot per scenario, two at a time:
+Two runs. `make check` (what CI runs) covers every scenario at least
+once on each source; `make check-full` (FULL=1) runs everything: every
+machine each test names, the -singlestep machines, the other CPL
+reading, and the series built at every patch. A change to a kernel file,
+to the emulated CPU (harness/qemu) or to the harness runs check-full
+before it is called done.
+
+Steps: host tests (tools/bts-dump, TAP), the builds (the test kernel
+and the BTS QEMU side by side; a patch that does not apply or a compile
+error fails here, named), the initramfs and the kselftest, then the
+series check and one QEMU boot per scenario, two at a time:
 
   kunit     KUnit suites built into the test kernel (KTAP on the console)
-  shared    every guest test without '# bts-boot: own', in one boot
+  shared    every guest test without '# bts-boot: own', in one boot,
+            through kselftest's runner
   <test>    each guest test with '# bts-boot: own', in a boot of its own
 
 on each of the machines the tests name:
@@ -21,17 +30,31 @@ on each of the machines the tests name:
               hw, and hw-nopti-4, with the emulated CPU's other reading of
               the SDM's silence: BTS_OFF_OS/BTS_OFF_USR filter a branch
               between user and kernel mode by its target's CPL
-              (bts-cpl-target=on). In make check the shared tests and the
-              tests that name them run there; with CPL_TARGET=1 every
-              test of hw and hw-nopti-4 runs on them too
+              (bts-cpl-target=on). With CPL_TARGET=1 every test of hw and
+              hw-nopti-4 runs on them too
   hw-ss, hw-nopti-ss
               hw, and hw with nopti, under QEMU's -singlestep: one guest
               instruction per translation block, so that interrupts land
               between any two instructions as on silicon, not only at
-              block ends. Some 25 times slower: in make check only the
-              tests that name them run there (timeouts x4); with
+              block ends. Some 25 times slower (timeouts x4); with
               SINGLESTEP=1 every test of hw and hw-nopti-4 runs on them
               too (timeouts x25)
+
+Which machines: a test's '# bts-machines:' line (default: sw hw, and for
+shared tests hw-nopti-4 and hw-cpl-target too). check-full boots every
+one of them; make check boots sw where the test names it and the first
+BTS machine it names: each scenario once on each source.
+
+How a test runs. One that is safe on a live machine (no '# bts-live:'
+line) always runs through kselftest's runner, as a user runs it
+(run_kselftest.sh over the installed kselftest, make kselftest), whether
+in the shared boot or in a boot of its own; its files for the host half
+go to the share (BTS_SHARE). The shared boot's runner also runs every
+other test of the kselftest as it would on a live machine: those that
+must not run there skip with their reason, those for test kernels run
+their live half. A test that oopses, panics, reboots or must otherwise
+not run live ('# bts-live: no, ...' or 'test-kernel, ...') runs in a
+boot of its own, directly (BTS_HARNESS=1).
 
 Each boot's command line carries bts.expect=sw or bts.expect=hw, which
 tells the tests (lib.sh) which source they must find armed. The hw
@@ -44,13 +67,16 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-cmdline: ARGS          extra kernel command line for that boot
   # bts-expect: oops,bug,panic,warn,backtrace
                                kernel-log reports it provokes
-  # bts-timeout: SECONDS       boot time limit (default 300; x3 with DEBUG)
+  # bts-timeout: SECONDS       its time limit (default 300; x3 with DEBUG):
+                               a boot of its own, the boot's; a shared
+                               test, its own in the shared boot, whose
+                               limit is the sum of its tests' (the
+                               runner stops a test at its limit and goes
+                               on with the next)
   # bts-smp: N                 vCPUs for that boot (a boot of its own)
   # bts-mem: MiB               its RAM (default 1024, 2048 with DEBUG):
                                for a test that names physical addresses
-  # bts-machines: M ...        where it runs (default: sw hw, and for
-                               shared tests hw-nopti-4 and hw-cpl-target
-                               too)
+  # bts-machines: M ...        where it runs (see above)
   # bts-tap: console           its TAP is on the console, each line
                                prefixed "BTS-TAP: " (tests that suspend)
   # bts-share: kernel          the boot's share holds bzImage and
@@ -59,10 +85,9 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
                                helper and the crash extension (bts.so),
                                and the host's /usr is the
                                read-only 9p tag hostusr (tests that run
-                               the host's drgn on the guest's kernel)
-  # bts-kernel: dwarf          boot the test kernel built with full DWARF
-                               (build/obj-dwarf, make kernel-dwarf), for
-                               crash, which refuses reduced debug info
+                               the host's drgn and crash on the guest's
+                               kernel; the test kernel has full DWARF,
+                               which crash needs)
   # bts-reboot: yes            QEMU resets on a reboot instead of exiting
                                (RAM is kept): the test runs again in the
                                next boot, and /init powers off at the end
@@ -80,6 +105,8 @@ how panic scenarios are judged. A boot that times out, a test
 that reports nothing or fewer results than it planned, and any WARNING,
 BUG, lockdep, KASAN or UBSAN report in the guest's kernel log that the
 scenario did not provoke on purpose, count as failures.
+
+At the end, a table says when each step started and how long it took.
 """
 import concurrent.futures
 import glob
@@ -88,26 +115,28 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 DEBUG = os.environ.get("DEBUG", "0") == "1"
+FULL = os.environ.get("FULL", "0") == "1"
 VARIANT = "debug" if DEBUG else "test"
 TESTS = os.path.join(TOP, "tools/testing/selftests/bts")
 OUT = os.path.join(BUILD, "check", VARIANT)
 ONLY = os.environ.get("ONLY", "")        # ONLY=regex: run matching boots only
 KOBJ = os.path.join(BUILD, "obj-" + VARIANT)
-# The test kernel with full DWARF (make kernel-dwarf): for crash only
-DWARF_KOBJ = os.path.join(BUILD, "obj-dwarf")
+JOBS = os.environ.get("JOBS", str(os.cpu_count() or 2))
+# boots (and other one-CPU jobs) at a time: one per core
+SLOTS = int(os.environ.get("BOOTS_AT_A_TIME", "2"))
 
 # The machines guest tests boot on: (BTS QEMU?, extra command line, vCPUs,
 # extra -cpu properties, extra QEMU options). The debug kernel
 # (preemptible, with DEBUG_PREEMPT) boots 4 vCPUs everywhere, so that
 # tasks migrate and CPUs contend. hw-cpl-target: the emulated CPU's other
 # choice where the SDM is silent (which CPL filters a privilege-changing
-# branch, harness/qemu/README.md): the shared tests, and the tests that
-# name it. The -ss machines: see above.
+# branch, harness/qemu/README.md). The -ss machines: see above.
 SINGLESTEP = os.environ.get("SINGLESTEP", "0") == "1"
 CPL_TARGET = os.environ.get("CPL_TARGET", "0") == "1"
 SS_TIMEOUT = 25 if SINGLESTEP else 4
@@ -120,16 +149,29 @@ MACHINES = {
     "hw-ss": (True, "", 4 if DEBUG else 2, "", "-singlestep"),
     "hw-nopti-ss": (True, "nopti", 2, "", "-singlestep"),
 }
-DEFAULT_MACHINES = ["sw", "hw", "hw-nopti-4", "hw-cpl-target"]
+SHARED_MACHINES = ["sw", "hw", "hw-nopti-4", "hw-cpl-target"]
 # SINGLESTEP=1: every test of these machines also runs on its -ss one
 SS_OF = {"hw": "hw-ss", "hw-nopti-4": "hw-nopti-ss"}
 # CPL_TARGET=1: every test of these machines also runs on its cpl-target one
 CPL_OF = {"hw": "hw-cpl-target", "hw-nopti-4": "hw-nopti-cpl-target"}
+# a test's time limit when its header gives none; the time a boot takes
+# before and after its tests (the kernel boots in some 5 s, the runner's
+# copy of the kselftest)
+DEFAULT_TIMEOUT = 300
+BOOT_OVERHEAD = 120
+# a test of the shared runner that only skips (bts-live: no)
+SKIP_BUDGET = 60
 
 results = []
+RECORD_LOCK = threading.Lock()
 
 
 def record(name, ok, detail="", skip=False):
+    with RECORD_LOCK:
+        _record(name, ok, detail, skip)
+
+
+def _record(name, ok, detail="", skip=False):
     results.append((name, ok, skip))
     word = "ok" if ok else "FAIL"
     if skip:
@@ -145,6 +187,7 @@ def run_step(name, cmd, log):
     t0 = time.time()
     with open(log, "w") as f:
         p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=TOP)
+    timeline.append((name, t0 - T0, time.time() - t0))
     text = open(log).read()
     if p.returncode != 0:
         why = [l for l in text.splitlines() if "error" in l.lower()]
@@ -316,21 +359,42 @@ def check_kernel_log(console, prefix, expect, hw=False):
 
 
 def directives(path):
-    d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "300",
+    d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "",
          "machines": "", "tap": "file", "share": "", "smp": "", "reboot": "",
-         "mem": "", "kernel": ""}
+         "mem": "", "live": ""}
     with open(path) as f:
-        for line in f.read().splitlines()[:30]:
+        # the header: the comment lines before the first command
+        for line in f.read().splitlines():
+            if line and not line.startswith("#"):
+                break
             m = re.match(r"^# bts-(\w+):\s*(.*)$", line)
             if m:
                 d[m.group(1)] = m.group(2).strip()
     return d
 
 
+def scale(secs, machine):
+    """A time limit as the kernel and the machine make it: x3 on the
+    debug kernel, x4 (SINGLESTEP=1: x25) under -singlestep."""
+    secs = secs * (3 if DEBUG else 1)
+    if MACHINES[machine][4] == "-singlestep":
+        secs = secs * SS_TIMEOUT
+    return secs
+
+
+def expects(d):
+    return [e.strip() for e in d["expect"].split(",") if e.strip()]
+
+
 class Boot:
-    def __init__(self, name, tests, append="", expect=(), timeout=300,
+    """One QEMU boot. tests: the tests it runs and reports (their host
+    halves run after it); ksft: for a boot through kselftest's runner,
+    every test the runner runs, as (test, time limit in the guest,
+    label), the tests' own and the live halves of the others."""
+
+    def __init__(self, name, tests, append="", expect=(), timeout=DEFAULT_TIMEOUT,
                  kunit=False, machine="sw", smp=None, reboot=False, mem=None,
-                 kobj=None, kselftest=False):
+                 ksft=None):
         hw, extra, msmp, self.cpu_extra, self.qemu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
@@ -343,18 +407,20 @@ class Boot:
         self.append = (f"bts.expect={'hw' if hw else 'sw'} bts.cpus={smp} "
                        f"{extra} {append}").strip()
         self.expect = list(expect)
-        self.timeout = timeout * (3 if DEBUG else 1)
+        self.ksft = ksft
+        if ksft is not None:
+            # the runner stops each test at its own limit: the boot's is
+            # theirs added up
+            timeout = BOOT_OVERHEAD + sum(b for _, b, _ in ksft)
+        else:
+            timeout = scale(timeout, machine)
         if self.qemu_extra == "-singlestep":
             # the kernel alone boots in 129 s against 5 s
-            self.timeout = self.timeout * SS_TIMEOUT + 300
+            timeout += 300
+        self.timeout = timeout
         self.kunit = kunit
         self.reboot = reboot
         self.mem = mem
-        # the kernel it boots: the check's, or the full-DWARF one
-        self.kobj = kobj or KOBJ
-        # the kselftest runner over the installed tests (make kselftest)
-        self.kselftest = kselftest
-        self.variant = os.path.basename(self.kobj)[len("obj-"):]
         if reboot:
             # /init powers off at the end instead of rebooting
             self.append += " bts.reboot=1"
@@ -363,17 +429,19 @@ class Boot:
         self.secs = 0
 
     def bzimage(self):
-        if self.kobj == KOBJ:
-            return os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage"))
-        return os.path.join(self.kobj, "arch/x86/boot/bzImage")
+        return os.environ.get("BZIMAGE", os.path.join(KOBJ, "arch/x86/boot/bzImage"))
 
     def run(self):
         os.makedirs(self.dir, exist_ok=True)
         for f in glob.glob(os.path.join(self.dir, "*")):
             if os.path.isfile(f):
                 os.unlink(f)
-        tests = ",".join(self.tests) if self.tests else "none"
-        append = f"bts.tests={tests} {self.append}".strip()
+        if self.ksft is not None:
+            append = ("bts.tests=kselftest bts.ksft=" +
+                      ",".join(f"{t}:{b}" for t, b, _ in self.ksft) + " " + self.append)
+        else:
+            tests = ",".join(self.tests) if self.tests else "none"
+            append = f"bts.tests={tests} {self.append}".strip()
         if os.environ.get("SWITCH_ROUNDS"):
             append += f" bts.switch_rounds={int(os.environ['SWITCH_ROUNDS'])}"
             self.timeout = max(self.timeout, 60 * int(os.environ["SWITCH_ROUNDS"]))
@@ -386,18 +454,20 @@ class Boot:
         if not self.kunit:
             append += " kunit.enable=0"
         host_usr = []
-        if self.kselftest:
+        if self.ksft is not None:
             shutil.copytree(os.path.join(BUILD, "kselftest"), os.path.join(self.dir, "kselftest"),
                             dirs_exist_ok=True)
-        for t in [] if self.kselftest else self.tests:
+        for t in self.tests:
             if directives(os.path.join(TESTS, t))["share"] == "debugger":
-                shutil.copy(os.path.join(self.kobj, "vmlinux"), os.path.join(self.dir, "vmlinux"))
+                shutil.copy(os.path.join(KOBJ, "vmlinux"), os.path.join(self.dir, "vmlinux"))
                 shutil.copy(os.path.join(TOP, "tools/bts-dump/drgn/bts.py"),
                             os.path.join(self.dir, "bts.py"))
                 # the crash extension, where crash is installed to build it
                 so = os.path.join(TOP, "tools/bts-dump/crash/bts.so")
-                if subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools/bts-dump"),
-                                   "crash-extension"], capture_output=True).returncode == 0:
+                with BUILD_LOCK:
+                    built = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools/bts-dump"),
+                                            "crash-extension"], capture_output=True).returncode == 0
+                if built:
                     shutil.copy(so, os.path.join(self.dir, "bts.so"))
                 host_usr = ["--host-usr"]
             if directives(os.path.join(TESTS, t))["share"] == "kernel":
@@ -407,7 +477,7 @@ class Boot:
         t0 = time.time()
         # KVARIANT too: run-vm.sh boots build/obj-$KVARIANT, and check.py
         # may be run directly, without the Makefile's exports.
-        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=self.variant,
+        env = dict(os.environ, BTS_HW="1" if self.hw else "0", KVARIANT=VARIANT,
                    BZIMAGE=self.bzimage(),
                    BTS_CPU_EXTRA=self.cpu_extra, BTS_QEMU_EXTRA=self.qemu_extra)
         p = subprocess.run([os.path.join(TOP, "harness/run-vm.sh"),
@@ -423,11 +493,88 @@ class Boot:
         return self
 
 
+def run_host_half(boot, t, label, log):
+    name = t[:-3]
+    host = os.path.join(TESTS, name + ".host")
+    if not os.path.exists(host):
+        return
+    env = dict(os.environ, BTS_EXPECT="hw" if boot.hw else "sw",
+               VMLINUX=os.path.join(KOBJ, "vmlinux"),
+               SYSTEM_MAP=os.path.join(KOBJ, "System.map"))
+    p = subprocess.run([host, log, boot.dir], capture_output=True,
+                       text=True, env=env)
+    parse_tap(p.stdout, label + " (host)")
+    if p.returncode != 0 and p.stderr:
+        print(p.stderr[-1000:])
+
+
+def test_label(boot, t, live=False):
+    name = t[:-3] if t.endswith(".sh") else t
+    if live:
+        name += " (live)"
+    return name if boot.machine == "sw" else f"{boot.machine}: {name}"
+
+
+def parse_runner(boot, console):
+    """What kselftest's runner printed in the guest, one invocation per
+    test (run_kselftest.sh -t bts:TEST -o LIMIT): each test's own TAP,
+    nested in the runner's ("# " before each line), checked like a
+    directly run test's; the runner's verdict on it; and that the runner
+    gave a verdict for every test it was asked to run."""
+    out = os.path.join(boot.dir, "kselftest.tap")
+    text = open(out, errors="replace").read() if os.path.exists(out) else ""
+    blocks = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.match(r"^# selftests: bts: (\S+)$", line)
+        if m:
+            cur = m.group(1)
+            blocks[cur] = {"lines": [], "verdict": None}
+            continue
+        m = re.match(r"^(not ok|ok) \d+ selftests: bts: (\S+)(.*)$", line)
+        if m and m.group(2) in blocks:
+            blocks[m.group(2)]["verdict"] = (m.group(1), m.group(3))
+            cur = None
+            continue
+        if cur and line.startswith("# "):
+            blocks[cur]["lines"].append(line[2:])
+    times = dict(re.findall(r"BTS-GUEST: (\S+) exited \d+ after (\d+) s", console))
+    missing = []
+    for t, budget, role in boot.ksft:
+        label = test_label(boot, t, live=role == "live")
+        b = blocks.get(t)
+        if not b or not b["verdict"]:
+            missing.append(t)
+            if b:
+                parse_tap("\n".join(b["lines"]), label)
+            continue
+        status, rest = b["verdict"]
+        body = "\n".join(b["lines"])
+        skipall = re.search(r"^1\.\.0 # SKIP (.*)$", body, re.M)
+        if skipall:
+            record(f"{label}: kselftest", status == "ok", skipall.group(1), skip=True)
+            continue
+        parse_tap(body, label)
+        why = ""
+        if re.search(r"#\s*TIMEOUT", rest):
+            why = f"stopped at its limit, {budget} s"
+        elif "exit=143" in rest:
+            why = f"killed by SIGTERM: at its limit of {budget} s?"
+        elif status != "ok":
+            why = rest.strip() or "the runner says not ok"
+        took = f" in {times[t]} s" if t in times else ""
+        record(f"{label}: kselftest's runner says ok{took}", status == "ok", why)
+    record(f"{boot.name}: the kselftest runner gave a verdict on every test "
+           f"({len(boot.ksft)})", not missing,
+           "none on " + " ".join(missing[:5]) if missing else "")
+
+
 def evaluate(boot):
     prefix = f"{boot.name}"
     log = os.path.join(boot.dir, "console.log")
     console = open(log, errors="replace").read() if os.path.exists(log) else ""
-    print(f"       boot {boot.name}: {boot.secs:.0f} s, console {log}", flush=True)
+    print(f"       boot {boot.name}: {boot.secs:.0f} s (limit {boot.timeout} s), "
+          f"console {log}", flush=True)
     if boot.rc in (124, 137):
         record(f"{prefix}: boot finished within {boot.timeout} s", False,
                "timed out (hung guest?)")
@@ -437,32 +584,21 @@ def evaluate(boot):
         parse_ktap(console, boot.name,
                    must_run=r"^intel_bts_hw\." if boot.hw else None)
     panicking = "panic" in boot.expect
-    if boot.kselftest:
-        parse_kselftest(boot)
+    if boot.ksft is not None:
+        parse_runner(boot, console)
     for t in boot.tests:
-        if boot.kselftest:
-            continue
-        name = t[:-3] if t.endswith(".sh") else t
-        label = name if boot.machine == "sw" else f"{boot.machine}: {name}"
-        tap = os.path.join(boot.dir, t + ".tap")
-        text = open(tap, errors="replace").read() if os.path.exists(tap) else ""
-        if directives(os.path.join(TESTS, t))["tap"] == "console":
-            text = "\n".join(l.split("BTS-TAP: ", 1)[1]
-                             for l in console.splitlines() if "BTS-TAP: " in l)
-        parse_tap(text, label, allow_short=panicking)
-        err = os.path.join(boot.dir, t + ".err")
-        if os.path.exists(err) and os.path.getsize(err) and not text:
-            print(f"       {name} stderr: {open(err).read()[-500:]}")
-        host = os.path.join(TESTS, name + ".host")
-        if os.path.exists(host):
-            env = dict(os.environ, BTS_EXPECT="hw" if boot.hw else "sw",
-                       VMLINUX=os.path.join(boot.kobj, "vmlinux"),
-                       SYSTEM_MAP=os.path.join(boot.kobj, "System.map"))
-            p = subprocess.run([host, log, boot.dir], capture_output=True,
-                               text=True, env=env)
-            parse_tap(p.stdout, label + " (host)")
-            if p.returncode != 0 and p.stderr:
-                print(p.stderr[-1000:])
+        label = test_label(boot, t)
+        if boot.ksft is None:
+            tap = os.path.join(boot.dir, t + ".tap")
+            text = open(tap, errors="replace").read() if os.path.exists(tap) else ""
+            if directives(os.path.join(TESTS, t))["tap"] == "console":
+                text = "\n".join(l.split("BTS-TAP: ", 1)[1]
+                                 for l in console.splitlines() if "BTS-TAP: " in l)
+            parse_tap(text, label, allow_short=panicking)
+            err = os.path.join(boot.dir, t + ".err")
+            if os.path.exists(err) and os.path.getsize(err) and not text:
+                print(f"       {t} stderr: {open(err).read()[-500:]}")
+        run_host_half(boot, t, label, log)
     if boot.hw:
         # The emulated CPU stops the machine where silicon is undefined (a
         # BTS store that cannot be made) and says so: stderr on the
@@ -476,32 +612,6 @@ def evaluate(boot):
         record(f"{prefix}: guest ran to the end", False,
                "no 'BTS-GUEST: done' on the console")
     check_kernel_log(console, prefix, boot.expect, boot.hw)
-
-
-def parse_kselftest(boot):
-    """The kselftest runner's results in the guest, one per test script,
-    and its plan: each test passes, or skips with the reason it gives."""
-    label = "kselftest" if boot.machine == "sw" else f"{boot.machine}: kselftest"
-    out = os.path.join(boot.dir, "kselftest.tap")
-    text = open(out, errors="replace").read() if os.path.exists(out) else ""
-    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
-    results = re.findall(r"^(not ok|ok) \d+ selftests: bts: (\S+)(.*)$", text, re.M)
-    record(f"{label}: the runner ran every test it planned", bool(plan) and
-           int(plan.group(1)) == len(results) and len(results) > 0,
-           f"plan {plan.group(1) if plan else 'none'}, {len(results)} results")
-    for status, name, rest in results:
-        skip = re.search(r"#\s*SKIP\b", rest, re.I)
-        why = ""
-        if skip:
-            block = text.split(f"# selftests: bts: {name}", 1)[-1]
-            m = re.search(r"^# 1\.\.0 # SKIP (.*)$", block, re.M)
-            why = m.group(1) if m else rest.strip()
-        if status != "ok":
-            # the test's own failures, from its nested TAP
-            block = text.split(f"# selftests: bts: {name}", 1)[-1]
-            why = " | ".join(l.strip("# ") for l in block.splitlines()
-                             if l.startswith("# not ok"))[:300] or rest.strip()
-        record(f"{label}: {name}", status == "ok", why, skip=bool(skip))
 
 
 def bve_check(mode):
@@ -550,187 +660,312 @@ def checkpatch_files():
         record(f"host: checkpatch --strict {f}", not bad, " | ".join(bad[:2]))
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    t0 = time.time()
-    print(f"== bts check ({VARIANT} kernel), logs in {OUT}", flush=True)
+T0 = time.time()
+# (step, start, seconds): the table printed at the end
+timeline = []
+# make in tools/bts-dump from more than one thread at a time
+BUILD_LOCK = threading.Lock()
 
-    # Host tests.
-    if not ONLY:
-        if run_step("host: build tools/bts-dump", ["make", "-s", "tools"],
+
+def timed(name, fn, *args):
+    t = time.time()
+    try:
+        return fn(*args)
+    finally:
+        timeline.append((name, t - T0, time.time() - t))
+
+
+class Pool:
+    """Jobs on SLOTS cores, each taking `cores` of them (a boot one, a
+    build with -j2 two): whenever cores are free, the longest job (by
+    its estimate) that fits starts, so that the last ones to finish are
+    short and the cores end together."""
+
+    def __init__(self, slots):
+        self.slots = slots
+        self.jobs = []
+
+    def add(self, name, fn, est, cores=1):
+        self.jobs.append({"name": name, "fn": fn, "est": est,
+                          "cores": min(cores, self.slots)})
+
+    def run(self):
+        free = self.slots
+        cv = threading.Condition()
+        todo = sorted(self.jobs, key=lambda j: -j["est"])
+        running = 0
+
+        def work(job):
+            nonlocal free, running
+            try:
+                timed(job["name"], job["fn"])
+            except Exception as e:  # a harness bug: say so, go on
+                record(f"{job['name']}: the harness ran it", False, repr(e))
+            with cv:
+                free += job["cores"]
+                running -= 1
+                cv.notify_all()
+
+        with cv:
+            while todo or running:
+                job = next((j for j in todo if j["cores"] <= free), None)
+                if job is None:
+                    cv.wait()
+                    continue
+                todo.remove(job)
+                free -= job["cores"]
+                running += 1
+                threading.Thread(target=work, args=(job,), daemon=True).start()
+
+
+def host_tests():
+    if not run_step("host: build tools/bts-dump", ["make", "-s", "tools"],
                     os.path.join(OUT, "tools.log")):
-            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test"],
-                               cwd=TOP, capture_output=True, text=True)
-            with open(os.path.join(OUT, "host-tests.log"), "w") as f:
-                f.write(p.stdout + p.stderr)
-            parse_tap(p.stdout, "host: bts-dump")
-            if p.returncode != 0:
-                record("host: bts-dump tests exit status", False,
-                       f"{p.returncode}; {p.stderr.strip()[-300:]}")
+        return False
+    # crash's bts command, for the host halves that open crash dumps
+    # (built once here, before they run side by side; where crash is not
+    # installed they say so)
+    subprocess.run(["make", "-s", "-C", "tools/bts-dump", "crash-extension"],
+                   cwd=TOP, capture_output=True)
+    t = time.time()
+    p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test"],
+                       cwd=TOP, capture_output=True, text=True)
+    timeline.append(("host: bts-dump tests", t - T0, time.time() - t))
+    with open(os.path.join(OUT, "host-tests.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    parse_tap(p.stdout, "host: bts-dump")
+    if p.returncode != 0:
+        record("host: bts-dump tests exit status", False,
+               f"{p.returncode}; {p.stderr.strip()[-300:]}")
+    return True
 
-    # The kernel and the initramfs.
-    ok = run_step(f"build: {VARIANT} kernel (overlay, patches/steps, config)",
-                  ["make", "-s", "kernel", f"DEBUG={int(DEBUG)}"],
-                  os.path.join(OUT, "kernel.log"))
-    ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
-                         os.path.join(OUT, "initramfs.log"))
-    # The QEMU that emulates BTS: without it the hw boots cannot run.
-    hw_ok = run_step("build: BTS QEMU (harness/qemu, make qemu)",
-                     ["make", "-s", "qemu"], os.path.join(OUT, "qemu.log"))
 
-    if ok and not ONLY:
-        checkpatch_files()
-        # the series a maintainer receives: signed off, applies, checkpatch
-        # (make series-check), and it builds at every patch
-        t0 = time.time()
-        p = subprocess.run([os.path.join(TOP, "harness/series-check.sh")] +
-                           ([] if DEBUG else ["--build"]) + [os.path.join(OUT, "series")],
+def series_check():
+    """The series a maintainer receives: signed off, applies, checkpatch
+    (make series-check); check-full builds it at every patch too."""
+    build = FULL and not DEBUG
+    p = subprocess.run([os.path.join(TOP, "harness/series-check.sh")] +
+                       (["--build"] if build else []) + [os.path.join(OUT, "series")],
+                       cwd=TOP, capture_output=True, text=True)
+    with open(os.path.join(OUT, "series-check.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    parse_tap(p.stdout, "host: series")
+    if p.returncode != 0 and "not ok" not in p.stdout:
+        record("host: series check exit status", False, p.stderr.strip()[-300:])
+
+
+def vmlinux_tests():
+    vmlinux = os.path.join(KOBJ, "vmlinux")
+    with BUILD_LOCK:
+        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                            "test-vmlinux", f"VMLINUX={vmlinux}",
+                            f"SYSTEM_MAP={os.path.dirname(vmlinux)}/System.map"],
                            cwd=TOP, capture_output=True, text=True)
-        print(f"# series check: {time.time() - t0:.0f} s", flush=True)
-        parse_tap(p.stdout, "host: series")
-        if p.returncode != 0 and "not ok" not in p.stdout:
-            record("host: series check exit status", False, p.stderr.strip()[-300:])
-    if ok:
-        if not ONLY and not DEBUG:
-            vmlinux = os.path.join(BUILD, "obj-test/vmlinux")
-            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                                "test-vmlinux", f"VMLINUX={vmlinux}",
-                                f"SYSTEM_MAP={os.path.dirname(vmlinux)}/System.map"],
-                               cwd=TOP, capture_output=True, text=True)
-            if "1.." in p.stdout or "ok" in p.stdout:
-                parse_tap(p.stdout, "host: bts-dump vmlinux")
-            if p.returncode != 0:
-                record("host: bts-dump vmlinux tests exit status", False,
-                       p.stderr.strip()[-300:])
-        boots = [Boot("kunit", [], append="kunit.enable=1", kunit=True,
-                      timeout=300, machine=m) for m in ("sw", "hw")]
-        shared = {m: [] for m in MACHINES}
-        for path in sorted(glob.glob(os.path.join(TESTS, "*.sh"))):
-            t = os.path.basename(path)
-            if t.startswith("lib"):
-                continue
-            d = directives(path)
-            own = d["boot"] == "own"
-            machines = d["machines"].split() or (
-                ["sw", "hw"] if own else DEFAULT_MACHINES)
-            if SINGLESTEP:
-                machines = machines + [SS_OF[m] for m in machines
-                                       if m in SS_OF and SS_OF[m] not in machines]
-            if CPL_TARGET:
-                machines = machines + [CPL_OF[m] for m in machines
-                                       if m in CPL_OF and CPL_OF[m] not in machines]
-            for m in machines:
-                if m not in MACHINES:
-                    record(f"{t}: bts-machines names {m}", False,
-                           f"not one of {' '.join(MACHINES)}")
-                elif own:
-                    boots.append(Boot(t[:-3], [t], append=d["cmdline"],
-                                      expect=[e.strip() for e in d["expect"].split(",") if e.strip()],
-                                      timeout=int(d["timeout"]), machine=m,
-                                      smp=int(d["smp"]) if d["smp"] else None,
-                                      reboot=d["reboot"] == "yes",
-                                      mem=int(d["mem"]) if d["mem"] else None,
-                                      kobj=DWARF_KOBJ if d["kernel"] == "dwarf" else None))
+    if "1.." in p.stdout or "ok" in p.stdout:
+        parse_tap(p.stdout, "host: bts-dump vmlinux")
+    if p.returncode != 0:
+        record("host: bts-dump vmlinux tests exit status", False,
+               p.stderr.strip()[-300:])
+
+
+def machines_of(d, own):
+    """Where a test boots: every machine it names in check-full; in make
+    check, sw if it names it and the first BTS machine it names."""
+    listed = d["machines"].split() or (["sw", "hw"] if own else list(SHARED_MACHINES))
+    if not FULL:
+        listed = [m for m in listed if m == "sw"] + [m for m in listed if m != "sw"][:1]
+    if SINGLESTEP:
+        listed = listed + [SS_OF[m] for m in listed if m in SS_OF and SS_OF[m] not in listed]
+    if CPL_TARGET:
+        listed = listed + [CPL_OF[m] for m in listed if m in CPL_OF and CPL_OF[m] not in listed]
+    return listed
+
+
+def plan_boots():
+    boots = [Boot("kunit", [], append="kunit.enable=1", kunit=True,
+                  timeout=300, machine=m) for m in ("sw", "hw")]
+    shared = {m: [] for m in MACHINES}
+    paths = sorted(p for p in glob.glob(os.path.join(TESTS, "*.sh"))
+                   if not os.path.basename(p).startswith("lib"))
+    skip_live = []
+    for path in paths:
+        t = os.path.basename(path)
+        d = directives(path)
+        own = d["boot"] == "own"
+        limit = int(d["timeout"] or DEFAULT_TIMEOUT)
+        if d["live"].startswith("no,"):
+            skip_live.append(t)
+        for m in machines_of(d, own):
+            if m not in MACHINES:
+                record(f"{t}: bts-machines names {m}", False,
+                       f"not one of {' '.join(MACHINES)}")
+            elif not own:
+                if d["live"]:
+                    record(f"{t}: a shared test is safe on a live machine", False,
+                           "it has a bts-live line: give it a boot of its own")
                 else:
                     shared[m].append(t)
-        for m, tests in shared.items():
-            if tests:
-                boots.append(Boot("shared", tests, timeout=600, machine=m))
-        # the tests as a kselftest, through its runner, as on a machine of
-        # one's own: the safe ones run, the rest skip with the reason
-        # (what the tests it runs provoke on purpose is expected there too:
-        # those without a bts-live line, and on the test kernel those that
-        # fault through bts/test_fault, "bts-live: test-kernel, ...")
-        ks_expect = sorted({e.strip() for path in glob.glob(os.path.join(TESTS, "[0-9]*.sh"))
-                            if not directives(path).get("live", "").startswith("no,")
-                            for e in directives(path)["expect"].split(",") if e.strip()})
-        for m in ("sw", "hw"):
-            boots.append(Boot("kselftest", ["kselftest"], timeout=2400, machine=m,
-                              kselftest=True, expect=ks_expect))
+            else:
+                kw = dict(append=d["cmdline"], expect=expects(d), timeout=limit, machine=m,
+                          smp=int(d["smp"]) if d["smp"] else None,
+                          reboot=d["reboot"] == "yes",
+                          mem=int(d["mem"]) if d["mem"] else None)
+                if not d["live"] or d["live"].startswith("test-kernel,"):
+                    # through kselftest's runner, as on a live machine (a
+                    # test for test kernels: its live half, in a boot
+                    # beside the one that runs it whole)
+                    live = bool(d["live"])
+                    boots.append(Boot(t[:-3] + ("-live" if live else ""),
+                                      [] if live else [t],
+                                      ksft=[(t, scale(limit, m), "live" if live else "main")],
+                                      **kw))
+                if d["live"]:
+                    boots.append(Boot(t[:-3], [t], **kw))
+    for m, tests in shared.items():
+        if not tests:
+            continue
+        # the shared tests, and the runner's skips of those that must not
+        # run on a live machine (each says why)
+        ksft = [(t, scale(int(directives(os.path.join(TESTS, t))["timeout"] or DEFAULT_TIMEOUT), m),
+                 "main") for t in tests]
+        ksft += [(t, scale(SKIP_BUDGET, m), "live") for t in skip_live]
+        ksft.sort()
+        expect = sorted({e for t in tests for e in expects(directives(os.path.join(TESTS, t)))})
+        boots.append(Boot("shared", tests, machine=m, ksft=ksft, expect=expect))
+    return boots
+
+
+def post_boot_tests(boots):
+    """bts-dump on what the boots left: console logs, trace.dat files."""
+    ran = {b.name for b in boots}
+    # bts-dump on the console logs where ftrace_dump_on_oops printed bts
+    # entries: those of this run's boots. Others in OUT are stale (another
+    # kernel's build, another System.map: a boot of an earlier run with
+    # ONLY, CPL_TARGET=1 or SINGLESTEP=1).
+    logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
+    logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
+    if not DEBUG and logs:
+        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
+                            "CONSOLE_LOGS=" + " ".join(logs),
+                            f"SYSTEM_MAP={os.path.join(KOBJ, 'System.map')}",
+                            f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
+                           cwd=TOP, capture_output=True, text=True)
+        parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
+        if p.returncode != 0:
+            record("host: bts-dump console tests exit status", False,
+                   p.stderr.strip()[-300:])
+    # The trace-cmd report plugin, on the trace.dat the guest recorded.
+    dat = os.path.join(OUT, "shared", "trace.dat")
+    if not DEBUG and os.path.exists(dat) and "shared" in ran:
+        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                            "test-plugin", f"TRACE_DAT={dat}"],
+                           cwd=TOP, capture_output=True, text=True)
+        parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
+        if p.returncode != 0:
+            record("host: bts-dump plugin tests exit status", False,
+                   p.stderr.strip()[-300:])
+    # bts-dump reading the guests' trace.dat (software and hardware
+    # records, and 16-stream's software and hardware streams), against
+    # trace-cmd report; and their records as console text, read back
+    # with the low bits the kernel prints (every address exact) and
+    # without them, as older kernels printed it (every wrong address
+    # marked ambiguous).
+    for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
+                       ("16-stream", "stream.dat"), ("hw-16-stream", "stream.dat")):
+        dat = os.path.join(OUT, boot, name)
+        if DEBUG or not os.path.exists(dat) or boot not in ran:
+            continue
+        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                            "test-tracedat", f"TRACE_DAT={dat}",
+                            f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
+                           cwd=TOP, capture_output=True, text=True)
+        parse_tap(p.stdout, f"host: bts-dump {name} ({boot})")
+        if p.returncode != 0:
+            record(f"host: bts-dump {name} tests exit status ({boot})", False,
+                   p.stderr.strip()[-300:])
+
+
+def print_timeline(total):
+    print(f"\n== where the time went ({'check-full' if FULL else 'check'}, "
+          f"{VARIANT} kernel, {SLOTS} at a time)")
+    print(f"{'start':>7} {'took':>6}  step")
+    for name, start, secs in sorted(timeline, key=lambda x: x[1]):
+        print(f"{start:7.0f} {secs:6.0f}  {name}")
+    boot_secs = sum(s for n, _, s in timeline if n.startswith("boot "))
+    print(f"{'':7} {boot_secs:6.0f}  boots added up ({boot_secs / max(total, 1):.1f} cores' worth "
+          "of the whole run)")
+    print(f"{'':7} {total:6.0f}  total, wall clock")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    print(f"== bts {'check-full' if FULL else 'check'} ({VARIANT} kernel), logs in {OUT}",
+          flush=True)
+
+    # The host tests, the kernel and the QEMU that emulates BTS (without
+    # it the hw boots cannot run), side by side: each build runs -j$JOBS,
+    # and fills the other's single-threaded stretches (unpacking, configure,
+    # the final link).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as ex:
+        f_host = ex.submit(host_tests) if not ONLY else None
+        f_kernel = ex.submit(run_step, f"build: {VARIANT} kernel (overlay, patches/steps, config)",
+                             ["make", "-s", "kernel", f"DEBUG={int(DEBUG)}"],
+                             os.path.join(OUT, "kernel.log"))
+        f_qemu = ex.submit(run_step, "build: BTS QEMU (harness/qemu, make qemu)",
+                           ["make", "-s", "qemu"], os.path.join(OUT, "qemu.log"))
+        ok = f_kernel.result()
+        hw_ok = f_qemu.result()
+        if f_host:
+            f_host.result()
+    ok = ok and run_step("build: initramfs", ["make", "-s", "initramfs"],
+                         os.path.join(OUT, "initramfs.log"))
+    boots = []
+    if ok:
+        boots = plan_boots()
         if not hw_ok:
             boots = [b for b in boots if not b.hw]
         if ONLY:
             boots = [b for b in boots if re.search(ONLY, b.name)]
-        if any(b.kselftest for b in boots) and not run_step(
+        if any(b.ksft is not None for b in boots) and not run_step(
                 "build: the bts kselftest (make kselftest)", ["make", "-s", "kselftest"],
                 os.path.join(OUT, "kselftest.log")):
-            boots = [b for b in boots if not b.kselftest]
-        # The full-DWARF kernel, only for the boots that need it (not with
-        # DEBUG=1: that run is the lockdep and KASAN kernel's)
-        dwarf = [b for b in boots if b.kobj == DWARF_KOBJ]
-        if dwarf and DEBUG:
-            boots = [b for b in boots if b not in dwarf]
-        elif dwarf and not run_step("build: test kernel with full DWARF, for crash (make kernel-dwarf)",
-                                    ["make", "-s", "kernel-dwarf"],
-                                    os.path.join(OUT, "kernel-dwarf.log")):
-            boots = [b for b in boots if b not in dwarf]
-        # Longest first, so that two workers finish together.
-        boots.sort(key=lambda b: -b.timeout)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
-            for boot in ex.map(lambda b: b.run(), boots):
-                evaluate(boot)
+            boots = [b for b in boots if b.ksft is None]
+
+        pool = Pool(SLOTS)
+        for b in boots:
+            def go(b=b):
+                b.run()
+                evaluate(b)
+            pool.add(f"boot {b.name}", go, est=b.timeout)
+        if not ONLY:
+            pool.add("host: checkpatch --strict, the project's kernel files", checkpatch_files, est=60)
+            pool.add("host: series check" + (", built at every patch" if FULL and not DEBUG else ""),
+                     series_check, est=900 if FULL else 120, cores=2 if FULL and not DEBUG else 1)
+            if not DEBUG:
+                pool.add("host: bts-dump on the test kernel's vmlinux", vmlinux_tests, est=60)
         # The emulated BTS against QEMU's own execution log, record for
         # record (tools/measure/bts-vs-exec.sh; a boot of its own).
         if hw_ok and not DEBUG:
             for mode, nm in (("ring", "hw-bts-vs-exec"), ("stream", "hw-bts-vs-exec-stream")):
-                if not ONLY or re.search(ONLY, nm):
-                    bve_check(mode)
-        # bts-dump on the console logs where ftrace_dump_on_oops printed bts entries:
-        # those of this run's boots. Others in OUT are stale (another
-        # kernel's build, another System.map: a boot of an earlier run with
-        # ONLY, CPL_TARGET=1 or SINGLESTEP=1).
-        ran = {b.name for b in boots}
-        logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
-        logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
-        if not DEBUG and logs:
-            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
-                                "CONSOLE_LOGS=" + " ".join(logs),
-                                f"SYSTEM_MAP={os.path.join(BUILD, 'obj-test/System.map')}",
-                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
-                               cwd=TOP, capture_output=True, text=True)
-            parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
-            if p.returncode != 0:
-                record("host: bts-dump console tests exit status", False,
-                       p.stderr.strip()[-300:])
-        # The trace-cmd report plugin, on the trace.dat the guest recorded.
-        dat = os.path.join(OUT, "shared", "trace.dat")
-        if not DEBUG and os.path.exists(dat) and (not ONLY or "shared" in ran):
-            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                                "test-plugin", f"TRACE_DAT={dat}"],
-                               cwd=TOP, capture_output=True, text=True)
-            parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
-            if p.returncode != 0:
-                record("host: bts-dump plugin tests exit status", False,
-                       p.stderr.strip()[-300:])
-        # bts-dump reading the guests' trace.dat (software and hardware
-        # records, and 16-stream's software and hardware streams), against
-        # trace-cmd report; and their records as console text, read back
-        # with the low bits the kernel prints (every address exact) and
-        # without them, as older kernels printed it (every wrong address
-        # marked ambiguous).
-        for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
-                           ("16-stream", "stream.dat"), ("hw-16-stream", "stream.dat")):
-            dat = os.path.join(OUT, boot, name)
-            if DEBUG or not os.path.exists(dat) or (ONLY and boot not in ran):
-                continue
-            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                                "test-tracedat", f"TRACE_DAT={dat}",
-                                f"VMLINUX={os.path.join(BUILD, 'obj-test/vmlinux')}"],
-                               cwd=TOP, capture_output=True, text=True)
-            parse_tap(p.stdout, f"host: bts-dump {name} ({boot})")
-            if p.returncode != 0:
-                record(f"host: bts-dump {name} tests exit status ({boot})", False,
-                       p.stderr.strip()[-300:])
+                if (FULL or mode == "ring") and (not ONLY or re.search(ONLY, nm)):
+                    pool.add(nm, lambda mode=mode: bve_check(mode), est=400)
+        pool.run()
+        t = time.time()
+        post_boot_tests(boots)
+        timeline.append(("host: bts-dump on the boots' console logs and trace.dat files",
+                         t - T0, time.time() - t))
 
+    total = time.time() - T0
     passed = sum(1 for _, ok, skip in results if ok and not skip)
     failed = sum(1 for _, ok, _ in results if not ok)
     skipped = sum(1 for _, _, skip in results if skip)
+    print_timeline(total)
     if failed:
         print("\nfailed:")
         for name, ok, _ in results:
             if not ok:
                 print(f"  {name}")
-    print(f"\n== {time.time() - t0:.0f} s")
+    print(f"\n== {total:.0f} s")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 

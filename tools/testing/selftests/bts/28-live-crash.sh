@@ -9,7 +9,6 @@
 # kernel the crash dump's table was never filled, and it says so.
 # bts-boot: own
 # bts-machines: hw
-# bts-kernel: dwarf
 # bts-share: debugger
 # bts-cmdline: crashkernel=256M
 # bts-timeout: 900
