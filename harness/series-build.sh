@@ -64,6 +64,9 @@ if [ -n "${BTS_SERIES_NS:-}" ]; then
 		echo "# no bind mount: the first build is a whole kernel's"
 	fi
 fi
+# ccache's depend mode: a miss costs a quarter more than plain gcc, not
+# three quarters or more as in its default mode (harness/build-kernel.sh)
+export CCACHE_DEPEND=1
 kmake() {
 	make -s -C "$ksrc" O="$kobj" ARCH=x86_64 CC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="bts test kernel" KBUILD_BUILD_USER=bts \
