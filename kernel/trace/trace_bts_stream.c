@@ -18,9 +18,12 @@
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bts.h>
+#include <linux/cpu.h>
 #include <linux/init.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/tracefs.h>
 #include <asm/local.h>
 
@@ -235,21 +238,63 @@ bool notrace bts_stream_refuse_nmi(void)
 /* ------------------------------------------------------------------ */
 /* bts/stream, and ftrace:bts_gap in trace and trace_pipe               */
 
+/* One CPU's counts, in bts/stream's order. */
+struct bts_stream_snap {
+	long v[7];
+};
+
+static void notrace bts_stream_snap_read(struct bts_stream_cpu *sc,
+					 struct bts_stream_snap *s)
+{
+	s->v[0] = local_read(&sc->seq);
+	s->v[1] = local_read(&sc->written);
+	s->v[2] = local_read(&sc->lost);
+	s->v[3] = local_read(&sc->gaps);
+	s->v[4] = local_read(&sc->src_lost);
+	s->v[5] = local_read(&sc->refused);
+	s->v[6] = local_read(&sc->paused);
+}
+
+/*
+ * bts_stream_snap_cpu - this CPU's counts at one moment (an IPI handler)
+ *
+ * Read on the CPU that writes them, with IRQs off: no writer of this CPU
+ * is halfway through a record, for writers keep IRQs off, but for one in
+ * an NMI (or one this read itself traced), which runs whole between two
+ * of our loads and moves seq. Two reads alike are one moment's counts.
+ * Read from another CPU, a line could have seq one record ahead of
+ * written + lost.
+ */
+static void notrace bts_stream_snap_cpu(void *arg)
+{
+	struct bts_stream_cpu *sc = this_cpu_ptr(&bts_stream_cpus);
+	struct bts_stream_snap *s = arg, prev;
+	int tries = 0;
+
+	bts_stream_snap_read(sc, s);
+	do {
+		prev = *s;
+		bts_stream_snap_read(sc, s);
+	} while (memcmp(&prev, s, sizeof(prev)) && ++tries < 100);
+}
+
 /* Per possible CPU, since the last arming in stream mode. */
 static int bts_stream_show(struct seq_file *m, void *v)
 {
+	struct bts_stream_snap s;
 	int cpu;
 
 	seq_puts(m, "# cpu records written lost gaps source_lost nmi_dumps_refused paused\n");
+	/* online CPUs stay online, offline ones write nothing */
+	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		struct bts_stream_cpu *sc = per_cpu_ptr(&bts_stream_cpus, cpu);
-
+		if (!cpu_online(cpu) ||
+		    smp_call_function_single(cpu, bts_stream_snap_cpu, &s, 1))
+			bts_stream_snap_read(per_cpu_ptr(&bts_stream_cpus, cpu), &s);
 		seq_printf(m, "%d %ld %ld %ld %ld %ld %ld %ld\n", cpu,
-			   local_read(&sc->seq), local_read(&sc->written),
-			   local_read(&sc->lost), local_read(&sc->gaps),
-			   local_read(&sc->src_lost), local_read(&sc->refused),
-			   local_read(&sc->paused));
+			   s.v[0], s.v[1], s.v[2], s.v[3], s.v[4], s.v[5], s.v[6]);
 	}
+	cpus_read_unlock();
 	return 0;
 }
 

@@ -10,7 +10,8 @@
 #  - a small ring buffer without overwrite, read by trace_pipe while the
 #    workload runs: records are refused, every jump in a CPU's pos is
 #    preceded by an ftrace:bts_gap entry with exactly that count, and
-#    bts/stream's counts add up (records = written + lost);
+#    bts/stream's counts add up (records = written + lost), read after
+#    the stream stopped and while CPU 1 writes;
 #  - trace-cmd record -p bts -O bts_stream records the stream, and
 #    bts-dump --callgraph on it has the workload's call edge.
 #  - the Intel source's CPU-time budget (bts.stream_budget) pauses a CPU
@@ -115,6 +116,21 @@ is "bts/stream: CPU 1 lost nothing while the workload ran (but for its pauses)" 
 	"$((lost1 - lost0))" "$((paused1 - paused0))"
 [ "$2" -gt 0 ] && [ "$2" = "$(($3 + $4))" ] && ok "bts/stream: records = written + lost ($2 = $3 + $4)" ||
 	not_ok "bts/stream: records = written + lost ($*)"
+# ... also read while CPU 1 writes: each line is one moment's counts,
+# wherever the read falls in CPU 1's writing of a record or of an NMI's
+# drain of thousands (read with shell builtins, on CPU 0)
+taskset 2 $BIN/workload sys 1000000 > /dev/null &
+wl=$!
+i=0 bad=0 badl=
+while [ $i -lt 300 ]; do
+	while read c r w l rest; do
+		[ "$c" = 1 ] && [ "$r" != "$((w + l))" ] && bad=$((bad + 1)) badl="$c $r $w $l $rest"
+	done < $B/stream
+	i=$((i + 1))
+done
+kill $wl 2> /dev/null
+wait $wl 2> /dev/null
+is "bts/stream read 300 times while CPU 1 streams: records = written + lost in each${badl:+ (last bad: $badl)}" "$bad" 0
 echo 1 > $B/dump
 echo 0 > $T/tracing_on
 check "a dump still works in stream mode" grep -q ' cpu=0 [0-9]*/[1-9][0-9]* ' $T/trace
