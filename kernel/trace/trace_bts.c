@@ -1285,12 +1285,21 @@ static int bts_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 	int ret = 0;
 
 	mutex_lock(&bts_lock);
+	/*
+	 * The options are the tracer's, one set for every instance: while one
+	 * instance runs bts, another must not change what it runs (bts/mode
+	 * would then show a mode that is not armed).
+	 */
+	if (bts_busy && bts_trace != tr) {
+		mutex_unlock(&bts_lock);
+		return -EBUSY;
+	}
 	/* bts-series: until capture-trace */
-	if (bts_busy && bts_trace == tr)
+	if (bts_busy)
 		ret = bts_rearm(bts_selected, opts);
 	/* bts-series: end */
 	/* bts-series: from capture-trace */
-	if (bts_busy && bts_trace == tr) {
+	if (bts_busy) {
 		if (bit & BTS_OPT_REARM)
 			ret = bts_rearm(bts_selected, opts);
 		else

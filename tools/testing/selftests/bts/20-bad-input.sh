@@ -59,6 +59,17 @@ check "an unprivileged user cannot select the tracer" \
 mkdir $T/instances/second
 write_fails "a second owner gets EBUSY" $T/instances/second/current_tracer bts "Device or resource busy"
 is "the top level still owns bts" "$(cat $T/current_tracer)" bts
+# The tracer's options are one set for every instance; one that does
+# not own bts must not change what the owner runs behind its back
+mode=$(cat $B/mode)
+for o in bts_stream bts_user bts_capture_warn; do
+	v=$(cat $T/instances/second/options/$o)
+	write_fails "option $o of an instance that does not own bts gets EBUSY" \
+		$T/instances/second/options/$o $((1 - v)) "Device or resource busy"
+	is "option $o is unchanged" "$(cat $T/options/$o)" "$v"
+	echo "$v" > $T/options/$o	# (a kernel that took the write)
+done
+is "bts/mode is unchanged by the refused options" "$(cat $B/mode)" "$mode"
 echo nop > $T/current_tracer
 check "an instance can own bts when the top level does not" \
 	sh -c "echo bts > $T/instances/second/current_tracer"
