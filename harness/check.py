@@ -679,35 +679,44 @@ class Pool:
     """Jobs on SLOTS cores, each taking `cores` of them (a boot one, a
     build with -j2 two): whenever cores are free, the longest job (by
     its estimate) that fits starts, so that the last ones to finish are
-    short and the cores end together."""
+    short and the cores end together. A job's `then` returns the jobs
+    its end makes possible (the host halves of a boot), as (name, fn,
+    est) triples; they join the queue then, ahead of the jobs waiting
+    (they are short, and run at the end they would end alone)."""
 
     def __init__(self, slots):
         self.slots = slots
         self.jobs = []
 
-    def add(self, name, fn, est, cores=1):
+    def add(self, name, fn, est, cores=1, then=None):
         self.jobs.append({"name": name, "fn": fn, "est": est,
-                          "cores": min(cores, self.slots)})
+                          "cores": min(cores, self.slots), "then": then})
 
     def run(self):
         free = self.slots
         cv = threading.Condition()
-        todo = sorted(self.jobs, key=lambda j: -j["est"])
+        todo = list(self.jobs)
         running = 0
 
         def work(job):
             nonlocal free, running
+            more = []
             try:
                 timed(job["name"], job["fn"])
+                if job["then"]:
+                    more = [{"name": n, "fn": f, "est": e, "cores": 1, "then": None,
+                             "next": True} for n, f, e in job["then"]()]
             except Exception as e:  # a harness bug: say so, go on
                 record(f"{job['name']}: the harness ran it", False, repr(e))
             with cv:
+                todo.extend(more)
                 free += job["cores"]
                 running -= 1
                 cv.notify_all()
 
         with cv:
             while todo or running:
+                todo.sort(key=lambda j: (not j.get("next"), -j["est"]))
                 job = next((j for j in todo if j["cores"] <= free), None)
                 if job is None:
                     cv.wait()
@@ -835,54 +844,73 @@ def plan_boots():
     return boots
 
 
-def post_boot_tests(boots):
-    """bts-dump on what the boots left: console logs, trace.dat files."""
-    ran = {b.name for b in boots}
-    # bts-dump on the console logs where ftrace_dump_on_oops printed bts
-    # entries: those of this run's boots. Others in OUT are stale (another
-    # kernel's build, another System.map: a boot of an earlier run with
-    # ONLY, CPL_TARGET=1 or SINGLESTEP=1).
-    logs = sorted(glob.glob(os.path.join(OUT, "*", "console.log")))
-    logs = [l for l in logs if os.path.basename(os.path.dirname(l)) in ran]
-    if not DEBUG and logs:
-        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
-                            "CONSOLE_LOGS=" + " ".join(logs),
-                            f"SYSTEM_MAP={os.path.join(KOBJ, 'System.map')}",
-                            f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
-                           cwd=TOP, capture_output=True, text=True)
-        parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
-        if p.returncode != 0:
-            record("host: bts-dump console tests exit status", False,
-                   p.stderr.strip()[-300:])
+BTS_LINE = re.compile(rb" cpu=[0-9]+ [0-9]+/[0-9]+ [^ ]+ -> [^ ]+")
+
+
+def post_boot_jobs(boot):
+    """bts-dump on what a boot left (its console log, its trace.dat
+    files): jobs for the pool, run as soon as the boot has ended, beside
+    the boots still running."""
+    if DEBUG:
+        return []
+    jobs = []
+    d = os.path.join(OUT, boot.name)
+
+    # bts-dump on the console log, where ftrace_dump_on_oops printed
+    # bts entries
+    log = os.path.join(d, "console.log")
+    try:
+        with open(log, "rb") as f:
+            has_bts = BTS_LINE.search(f.read()) is not None
+    except OSError:
+        has_bts = False
+    if has_bts:
+        def console(log=log):
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump", "test-console",
+                                "CONSOLE_LOGS=" + log,
+                                f"SYSTEM_MAP={os.path.join(KOBJ, 'System.map')}",
+                                f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump console", allow_short=True)
+            if p.returncode != 0:
+                record(f"host: bts-dump console tests exit status ({boot.name})", False,
+                       p.stderr.strip()[-300:])
+        jobs.append((f"host: bts-dump on {boot.name}'s console log", console, 10))
+
     # The trace-cmd report plugin, on the trace.dat the guest recorded.
-    dat = os.path.join(OUT, "shared", "trace.dat")
-    if not DEBUG and os.path.exists(dat) and "shared" in ran:
-        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                            "test-plugin", f"TRACE_DAT={dat}"],
-                           cwd=TOP, capture_output=True, text=True)
-        parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
-        if p.returncode != 0:
-            record("host: bts-dump plugin tests exit status", False,
-                   p.stderr.strip()[-300:])
+    dat = os.path.join(d, "trace.dat")
+    if boot.name == "shared" and os.path.exists(dat):
+        def plugin(dat=dat):
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-plugin", f"TRACE_DAT={dat}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, "host: bts-dump trace-cmd plugin")
+            if p.returncode != 0:
+                record("host: bts-dump plugin tests exit status", False,
+                       p.stderr.strip()[-300:])
+        jobs.append(("host: the trace-cmd plugin on shared's trace.dat", plugin, 10))
+
     # bts-dump reading the guests' trace.dat (software and hardware
     # records, and 16-stream's software and hardware streams), against
     # trace-cmd report; and their records as console text, read back
     # with the low bits the kernel prints (every address exact) and
     # without them, as older kernels printed it (every wrong address
     # marked ambiguous).
-    for boot, name in (("shared", "trace.dat"), ("hw-shared", "trace.dat"),
-                       ("16-stream", "stream.dat"), ("hw-16-stream", "stream.dat")):
-        dat = os.path.join(OUT, boot, name)
-        if DEBUG or not os.path.exists(dat) or boot not in ran:
-            continue
-        p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
-                            "test-tracedat", f"TRACE_DAT={dat}",
-                            f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
-                           cwd=TOP, capture_output=True, text=True)
-        parse_tap(p.stdout, f"host: bts-dump {name} ({boot})")
-        if p.returncode != 0:
-            record(f"host: bts-dump {name} tests exit status ({boot})", False,
-                   p.stderr.strip()[-300:])
+    name = {"shared": "trace.dat", "hw-shared": "trace.dat",
+            "16-stream": "stream.dat", "hw-16-stream": "stream.dat"}.get(boot.name)
+    dat = os.path.join(d, name or "-")
+    if name and os.path.exists(dat):
+        def tracedat(dat=dat, name=name):
+            p = subprocess.run(["make", "-s", "-C", "tools/bts-dump",
+                                "test-tracedat", f"TRACE_DAT={dat}",
+                                f"VMLINUX={os.path.join(KOBJ, 'vmlinux')}"],
+                               cwd=TOP, capture_output=True, text=True)
+            parse_tap(p.stdout, f"host: bts-dump {name} ({boot.name})")
+            if p.returncode != 0:
+                record(f"host: bts-dump {name} tests exit status ({boot.name})", False,
+                       p.stderr.strip()[-300:])
+        jobs.append((f"host: bts-dump on {boot.name}'s {name}", tracedat, 30))
+    return jobs
 
 
 def print_timeline(total):
@@ -936,13 +964,18 @@ def main():
             def go(b=b):
                 b.run()
                 evaluate(b)
-            pool.add(f"boot {b.name}", go, est=b.timeout)
+            pool.add(f"boot {b.name}", go, est=b.timeout,
+                     then=lambda b=b: post_boot_jobs(b))
         if not ONLY:
-            pool.add("host: checkpatch --strict, the project's kernel files", checkpatch_files, est=60)
+            # the host jobs start before the boots of a test or two (whose
+            # limits, their estimates here, are some 300 s): the last jobs
+            # to end are then boots of seconds, and the cores end together
+            pool.add("host: checkpatch --strict, the project's kernel files", checkpatch_files,
+                     est=900)
             pool.add("host: series check" + (", built at every patch" if FULL and not DEBUG else ""),
-                     series_check, est=900 if FULL else 120, cores=2 if FULL and not DEBUG else 1)
+                     series_check, est=900, cores=2 if FULL and not DEBUG else 1)
             if not DEBUG:
-                pool.add("host: bts-dump on the test kernel's vmlinux", vmlinux_tests, est=60)
+                pool.add("host: bts-dump on the test kernel's vmlinux", vmlinux_tests, est=900)
         # The emulated BTS against QEMU's own execution log, record for
         # record (tools/measure/bts-vs-exec.sh; a boot of its own).
         if hw_ok and not DEBUG:
@@ -950,10 +983,6 @@ def main():
                 if (FULL or mode == "ring") and (not ONLY or re.search(ONLY, nm)):
                     pool.add(nm, lambda mode=mode: bve_check(mode), est=400)
         pool.run()
-        t = time.time()
-        post_boot_tests(boots)
-        timeline.append(("host: bts-dump on the boots' console logs and trace.dat files",
-                         t - T0, time.time() - t))
 
     total = time.time() - T0
     passed = sum(1 for _, ok, skip in results if ok and not skip)
