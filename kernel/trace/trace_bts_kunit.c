@@ -1382,7 +1382,7 @@ static void capture_late_nmi_is_claimed(struct kunit *test)
 }
 
 /*
- * Captures never block each other (issue 22, defect 3): a fault on one
+ * Captures never block each other: a fault on one
  * CPU is captured on that CPU whatever another CPU is doing.
  */
 static void fault_on_ipi(void *info)

@@ -48,8 +48,8 @@
  * Intel SDM's DS semantics.
  *
  * NOTE: no machine with BTS silicon was available to its authors. The
- * hardware path runs end to end on the project's QEMU, whose TCG emulates
- * the Debug Store and BTS to the SDM (harness/qemu/), and the KUnit suite
+ * hardware path runs end to end on a QEMU whose TCG emulates the Debug
+ * Store and BTS to the SDM, and the KUnit suite
  * intel_bts_hw runs on it; what only silicon shows (timing, overhead,
  * errata) is unverified (see the documentation).
  */

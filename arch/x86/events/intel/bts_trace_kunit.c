@@ -1699,7 +1699,7 @@ static void intel_bts_hw_debugctl_bits_on_this_cpu(struct kunit *test)
  * and thaw, and the disarm, in both modes: BTF (ptrace's block-step),
  * FREEZE_LBRS_ON_PMI (perf's LBR) set here, and whatever the kernel set
  * at boot (FREEZE_IN_SMM: perf sets it on every CPU). Silicon keeps them
- * as written, and so does the project's emulated CPU (issue 23); one
+ * as written, and so must an emulated CPU that claims BTS; one
  * that reads them back as 0 makes this test fail rather than pass
  * without having looked.
  */
