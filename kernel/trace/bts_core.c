@@ -504,13 +504,43 @@ void notrace bts_freeze_this_cpu(struct bts_source *src)
 	}
 }
 
+/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+/*
+ * An NMI the KUnit suite lands between two instructions of the last thaw,
+ * where no source callback runs (trace_bts_kunit.c): run once, then
+ * cleared. Not in any other build.
+ */
+void (*bts_kunit_nmi_in_last_thaw)(void);
+
+static __always_inline void bts_kunit_nmi_point(void)
+{
+	void (*nmi)(void) = bts_kunit_nmi_in_last_thaw;
+
+	if (nmi) {
+		bts_kunit_nmi_in_last_thaw = NULL;
+		nmi();
+	}
+}
+#else
+static __always_inline void bts_kunit_nmi_point(void) { }
+#endif
+
+/* bts-series: end */
 /**
  * bts_thaw_this_cpu - undo one bts_freeze_this_cpu()
  * @src: the armed source
  *
- * The last thaw marks the source not frozen before it drops the depth
- * and thaws it: an NMI in between freezes the source again itself, and
- * its own thaw (or the outer one) leaves it recording.
+ * The last thaw drops the depth, then marks the source not frozen, then
+ * thaws it, so that bts_src_frozen is true only while the source is
+ * frozen, at every instruction. An NMI after the depth is down freezes
+ * the source itself (its increment makes the depth 1) and its own thaw
+ * leaves the source recording and the mark clear; the outer thaw's
+ * remaining steps then change nothing. The other order, mark first,
+ * lets an NMI between the two writes set the mark again and return
+ * with the depth still 1: the outer write of 0 leaves the mark set while
+ * the source records, and the next NMI to interrupt an outermost freeze
+ * before it takes effect reads a history being written.
  */
 void notrace bts_thaw_this_cpu(struct bts_source *src)
 {
@@ -518,13 +548,16 @@ void notrace bts_thaw_this_cpu(struct bts_source *src)
 
 	if (WARN_ON_ONCE(!depth))
 		return;
-	if (depth == 1) {
-		this_cpu_write(bts_src_frozen, false);
-		barrier();
-	}
 	this_cpu_write(bts_freeze_depth, depth - 1);
-	if (depth == 1)
-		src->thaw_this_cpu();
+	if (depth > 1)
+		return;
+	barrier();
+	/* bts-series: from kunit */
+	bts_kunit_nmi_point();
+	/* bts-series: end */
+	this_cpu_write(bts_src_frozen, false);
+	barrier();
+	src->thaw_this_cpu();
 }
 
 /* bts-series: from pid */

@@ -22,6 +22,11 @@ void bts_visit_sources(bts_source_visit_fn fn, void *data);
 void bts_pause(bool pause);
 void bts_freeze_this_cpu(struct bts_source *src);
 void bts_thaw_this_cpu(struct bts_source *src);
+/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+extern void (*bts_kunit_nmi_in_last_thaw)(void);
+#endif
+/* bts-series: end */
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
 				      struct bts_record *buf, unsigned int n,
 				      struct bts_snapshot *snap);

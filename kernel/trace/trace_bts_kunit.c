@@ -304,6 +304,7 @@ static int core_init(struct kunit *test)
 	int cpu;
 
 	memset(&fake, 0, sizeof(fake));
+	bts_kunit_nmi_in_last_thaw = NULL;
 	for_each_possible_cpu(cpu)
 		per_cpu(fake_frozen, cpu) = false;
 	if (bts_armed_source())
@@ -553,6 +554,40 @@ static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *t
 	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+}
+
+/*
+ * An NMI between the last thaw's two writes (of the depth and of the
+ * source's frozen mark) must leave nothing that says "frozen" while the
+ * source records: the next freeze, interrupted before it takes effect by
+ * an NMI that reads, must still see that NMI freeze the source itself.
+ */
+static void core_nmi_between_the_last_thaws_writes_leaves_no_stale_mark(struct kunit *test)
+{
+	struct bts_record buf[4];
+	struct bts_snapshot snap;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 4;
+	bts_kunit_nmi_in_last_thaw = fake_nmi_snapshot;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NULL(test, bts_kunit_nmi_in_last_thaw);	/* it ran */
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
+	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
+
+	fake.freezes = 0;
+	fake.nmi_in_freeze = fake_nmi_snapshot;
+	local_irq_save(flags);
+	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);
+	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
+	/* the outer freeze and the NMI's own both reached the source */
+	KUNIT_EXPECT_EQ(test, fake.freezes, 2);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
@@ -1866,6 +1901,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(core_nmi_in_the_middle_of_arm_or_disarm_finds_nothing),
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_freeze_reads_frozen),
 	KUNIT_CASE(core_nmi_in_the_middle_of_a_thaw_leaves_it_recording),
+	KUNIT_CASE(core_nmi_between_the_last_thaws_writes_leaves_no_stale_mark),
 	KUNIT_CASE(core_snapshot_of_another_cpu_names_it),
 	KUNIT_CASE(core_live_table_indexes_every_cpu),
 	KUNIT_CASE(core_filter_arms_every_cpu_frozen_and_held),
