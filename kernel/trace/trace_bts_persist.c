@@ -39,7 +39,9 @@
 #include <linux/timekeeping.h>
 #include <linux/tracefs.h>
 #include <linux/utsname.h>
+#include <kunit/static_stub.h>
 #include <uapi/linux/bts.h>
+#include <asm/cacheflush.h>
 #include <asm/e820/api.h>
 #include <asm/setup.h>
 
@@ -268,35 +270,64 @@ static bool bts_persist_put(void *region, u32 i, unsigned int cpu)
 }
 
 /*
- * The panic notifier: every CPU's capture into the region, the panic's
- * first. The panicking CPU alone runs, IRQs off (other CPUs stopped): no
- * lock, no allocation, no wait.
+ * Write @n bytes at @p back from this CPU's caches to memory.
+ *
+ * The region is ordinary RAM mapped write-back, and what the panic writer
+ * stores may still sit in the panicking CPU's caches when the platform
+ * resets: the SDM's table of the processor's state after power-up, RESET
+ * or INIT gives the caches as invalid after a RESET, nothing written
+ * back, and nothing on the way from the panic to emergency_restart()
+ * flushes them (stop_this_cpu()'s WBINVD is for the other CPUs, and only
+ * with memory encryption). Only silicon shows this: QEMU has no caches.
+ * The
+ * next boot would find an old or a torn region and discard it (magic,
+ * CRC) or, after a clear that never reached memory, show an older
+ * panic's history as the last boot's. pstore's RAM backend avoids this
+ * with a write-combined mapping; the region here is read back whole for
+ * its CRC, which uncached reads would slow down, so it stays write-back
+ * and is flushed instead. Any context; @n fits the region (at most
+ * nr_cpu_ids slots of 64 KiB).
  */
-static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
-			     void *data)
+static void notrace bts_persist_wb(void *p, size_t n)
 {
-	struct bts_persist_head *h = bts_persist_region;
-	enum bts_reason reason;
-	int fault_cpu, cpu;
+	KUNIT_STATIC_STUB_REDIRECT(bts_persist_wb, p, n);
+	clflush_cache_range(p, n);
+}
+
+/*
+ * Clear the region's head: nothing of an older boot can be mistaken for
+ * a later one's, even if the next reset comes before the caches are
+ * written back.
+ */
+static void bts_persist_clear(struct bts_persist_head *h)
+{
+	memset(h, 0, sizeof(*h));
+	bts_persist_wb(h, sizeof(*h));
+}
+
+/*
+ * Write every CPU's capture into region @h of @size bytes, @slots slots,
+ * the capture of @fault_cpu (for @reason) first; the magic last, and
+ * only once everything before it has reached memory.
+ */
+static void notrace bts_persist_write(struct bts_persist_head *h, u64 size,
+				      u32 slots, int fault_cpu,
+				      enum bts_reason reason)
+{
+	int cpu;
 	u32 n = 0;
 
-	if (!h)
-		return NOTIFY_DONE;
-	fault_cpu = bts_capture_first(&reason);
-	if (fault_cpu < 0)
-		return NOTIFY_DONE;
 	memset(h, 0, sizeof(*h));
 	if (bts_persist_put(h, n, fault_cpu))
 		n++;
 	for_each_possible_cpu(cpu)
-		if (n < bts_persist_slots && cpu != fault_cpu &&
-		    bts_persist_put(h, n, cpu))
+		if (n < slots && cpu != fault_cpu && bts_persist_put(h, n, cpu))
 			n++;
 	h->version = BTS_PERSIST_VERSION;
 	h->head_size = sizeof(*h);
-	h->region_size = bts_persist_size;
+	h->region_size = size;
 	h->slot_size = BTS_PERSIST_SLOT_SIZE;
-	h->nr_slots = bts_persist_slots;
+	h->nr_slots = slots;
 	h->nr_written = n;
 	h->reason = reason;
 	h->fault_cpu = fault_cpu;
@@ -320,8 +351,34 @@ static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
 	if (IS_ENABLED(CONFIG_BTS_TRACER_TESTING) &&
 	    READ_ONCE(bts_persist_corrupt) && n)
 		*((u8 *)bts_persist_slot(h, 0) + sizeof(struct bts_dump_header)) ^= 1;
-	/* Last: a write cut short leaves no magic, so nothing is shown. */
+	/*
+	 * Last: a write cut short leaves no magic, so nothing is shown. The
+	 * flush's fences order it: the magic reaches memory after the rest.
+	 */
+	bts_persist_wb(h, BTS_PERSIST_SLOTS_AT + (size_t)n * BTS_PERSIST_SLOT_SIZE);
 	memcpy(h->magic, BTS_PERSIST_MAGIC, sizeof(h->magic));
+	bts_persist_wb(h->magic, sizeof(h->magic));
+}
+
+/*
+ * The panic notifier: every CPU's capture into the region, the panic's
+ * first. The panicking CPU alone runs, IRQs off (other CPUs stopped): no
+ * lock, no allocation, no wait.
+ */
+static int bts_persist_panic(struct notifier_block *nb, unsigned long event,
+			     void *data)
+{
+	struct bts_persist_head *h = bts_persist_region;
+	enum bts_reason reason;
+	int fault_cpu;
+
+	if (!h)
+		return NOTIFY_DONE;
+	fault_cpu = bts_capture_first(&reason);
+	if (fault_cpu < 0)
+		return NOTIFY_DONE;
+	bts_persist_write(h, bts_persist_size, bts_persist_slots, fault_cpu,
+			  reason);
 	return NOTIFY_DONE;
 }
 
@@ -582,7 +639,7 @@ void __init bts_persist_init(struct dentry *bts_dir, bts_persist_emit_fn to_trac
 		}
 	}
 	/* Nothing of the last boot can be mistaken for this one's. */
-	memset(h, 0, sizeof(*h));
+	bts_persist_clear(h);
 	bts_persist_region = h;
 	if (bts_last_boot)
 		bts_last_boot_files(bts_dir);
@@ -591,3 +648,9 @@ void __init bts_persist_init(struct dentry *bts_dir, bts_persist_emit_fn to_trac
 	pr_info("persist: a panic's capture goes to region '%s' (%llu bytes at %pa)\n",
 		bts_persist_label, (u64)size, &start);
 }
+
+/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+#include "trace_bts_persist_kunit.c"
+#endif
+/* bts-series: end */
