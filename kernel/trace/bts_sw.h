@@ -32,5 +32,6 @@ void bts_sw_ring_live(const struct bts_sw_ring *ring,
 /* bts-series: end */
 unsigned int bts_sw_ring_read(struct bts_sw_ring *ring, struct bts_record *buf,
 			      unsigned int n, enum bts_window *window);
+unsigned long bts_sw_call_site(unsigned long ret, unsigned long ip);
 
 #endif /* _KERNEL_TRACE_BTS_SW_H */

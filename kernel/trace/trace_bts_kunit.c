@@ -10,8 +10,10 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/execmem.h>
 #include <linux/kthread.h>
 #include <asm/apic.h>
+#include <asm/ibt.h>
 #include <asm/irq_vectors.h>
 #include <asm/nmi.h>
 #include <asm/trapnr.h>
@@ -95,6 +97,42 @@ static void sw_read_fewer_than_recorded_gives_the_newest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bts_sw_ring_read(ring, out, 3, &w), 3);
 	KUNIT_EXPECT_EQ(test, out[0].from, 0x1000 + RING_CAP - 1);
 	KUNIT_EXPECT_EQ(test, out[2].from, 0x1000 + RING_CAP + 1);
+}
+
+/*
+ * The software source reads the five bytes before a return address: a
+ * direct call to the callee names the call, anything else the byte
+ * before the return address; bytes on a page that is not mapped are not
+ * read (the page after an allocation in the module area is its guard).
+ */
+static void sw_call_site_reads_only_what_is_mapped(struct kunit *test)
+{
+	u8 *p = execmem_alloc(EXECMEM_MODULE_DATA, PAGE_SIZE);
+	unsigned long call, ret, callee;
+	s32 rel;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0x90, PAGE_SIZE);
+	call = (unsigned long)p + 16;
+	ret = call + 5;
+	callee = (unsigned long)p + 256;
+	rel = callee - ret;
+	p[16] = 0xe8;
+	memcpy(p + 17, &rel, sizeof(rel));
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret, callee), call);
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret, callee + ENDBR_INSN_SIZE),
+			call);
+	/* a call elsewhere, or not a direct call: inside the instruction */
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret, callee + 64), ret - 1);
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret + 1, callee), ret);
+	/* the opcode on the last mapped byte, its operand past the end */
+	p[PAGE_SIZE - 2] = 0xe8;
+	ret = (unsigned long)p + PAGE_SIZE + 3;
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret, callee), ret - 1);
+	/* all five bytes past the end */
+	ret = (unsigned long)p + PAGE_SIZE + 64;
+	KUNIT_EXPECT_EQ(test, bts_sw_call_site(ret, callee), ret - 1);
+	execmem_free(p);
 }
 
 static void sw_frozen_ring_records_nothing(struct kunit *test)
@@ -510,49 +548,43 @@ static void fake_nmi_snapshot(void)
 	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
 }
 
-static void core_nmi_in_the_middle_of_a_freeze_reads_frozen(struct kunit *test)
+/* A snapshot of this CPU from process context, as the tracer takes one. */
+static void snapshot_irqs_off(void)
 {
-	struct bts_record buf[4];
-	struct bts_snapshot snap;
 	unsigned long flags;
 
+	local_irq_save(flags);
+	fake_nmi_snapshot();
+	local_irq_restore(flags);
+}
+
+static void core_nmi_in_the_middle_of_a_freeze_reads_frozen(struct kunit *test)
+{
 	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
 	fake.recorded = 4;
 	fake.nmi_in_freeze = fake_nmi_snapshot;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);	/* it did run */
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	/* and the depth is back to 0: the next freeze reaches the source */
 	fake.freezes = 0;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
 
 static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *test)
 {
-	struct bts_record buf[4];
-	struct bts_snapshot snap;
-	unsigned long flags;
-
 	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
 	fake.recorded = 4;
 	fake.nmi_in_thaw = fake_nmi_snapshot;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_thaw);
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 	fake.freezes = 0;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_EQ(test, fake.freezes, 1);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 }
@@ -565,25 +597,17 @@ static void core_nmi_in_the_middle_of_a_thaw_leaves_it_recording(struct kunit *t
  */
 static void core_nmi_between_the_last_thaws_writes_leaves_no_stale_mark(struct kunit *test)
 {
-	struct bts_record buf[4];
-	struct bts_snapshot snap;
-	unsigned long flags;
-
 	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
 	fake.recorded = 4;
 	bts_kunit_nmi_in_last_thaw = fake_nmi_snapshot;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_NULL(test, bts_kunit_nmi_in_last_thaw);	/* it ran */
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
 	KUNIT_EXPECT_EQ(test, fake_frozen_cpus(), 0);
 
 	fake.freezes = 0;
 	fake.nmi_in_freeze = fake_nmi_snapshot;
-	local_irq_save(flags);
-	bts_snapshot_this_cpu(buf, ARRAY_SIZE(buf), &snap);
-	local_irq_restore(flags);
+	snapshot_irqs_off();
 	KUNIT_EXPECT_NULL(test, fake.nmi_in_freeze);
 	KUNIT_EXPECT_EQ(test, fake.reads_unfrozen, 0);
 	/* the outer freeze and the NMI's own both reached the source */
@@ -1818,6 +1842,7 @@ static struct kunit_case bts_sw_cases[] = {
 	KUNIT_CASE(sw_wrapped_ring_returns_newest_in_order),
 	KUNIT_CASE(sw_read_fewer_than_recorded_gives_the_newest),
 	KUNIT_CASE(sw_frozen_ring_records_nothing),
+	KUNIT_CASE(sw_call_site_reads_only_what_is_mapped),
 	KUNIT_CASE(sw_live_slot_reads_as_the_ring),
 	KUNIT_CASE_SLOW(sw_disarm_waits_for_hooks_in_flight),
 	{}

@@ -28,7 +28,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/trace_recursion.h>
-#include <linux/unaligned.h>
+#include <linux/uaccess.h>
 #include <asm/ibt.h>
 /* bts-series: from live */
 #include <uapi/linux/bts.h>
@@ -100,19 +100,32 @@ unsigned int notrace bts_sw_ring_read(struct bts_sw_ring *ring,
  * (an indirect call) gets @ret - 1, an address inside the call: like %pB
  * in stack traces, it names the caller even when the call is the last
  * instruction of a noreturn path.
+ *
+ * @ret is not trusted: the five bytes before it are read with
+ * __get_kernel_nofault() (one load each, with an exception table entry,
+ * nothing traceable), because they may lie on a page that is not mapped
+ * (the start of a module's or a trampoline's text after a guard page, a
+ * return address that is not one). Only the kernel's text mapping and
+ * the module area above it hold call instructions; anything below gets
+ * @ret - 1 unread. Any context, NMI included.
  */
-static unsigned long notrace bts_sw_call_site(unsigned long ret,
-					      unsigned long ip)
+unsigned long notrace bts_sw_call_site(unsigned long ret, unsigned long ip)
 {
-	const u8 *insn = (const u8 *)(ret - 5);
-	unsigned long target;
+	unsigned long at = ret - 5, target;
+	s32 rel;
+	u8 op;
 
-	if (insn[0] != 0xe8)
+	if (at < __START_KERNEL_map || at > ret)
 		return ret - 1;
-	target = ret + get_unaligned((const s32 *)(insn + 1));
+	__get_kernel_nofault(&op, (const u8 *)at, u8, unread);
+	if (op != 0xe8)
+		return ret - 1;
+	__get_kernel_nofault(&rel, (const s32 *)(at + 1), s32, unread);
+	target = ret + rel;
 	/* with IBT the ftrace location follows the endbr64 */
 	if (target == ip || target + ENDBR_INSN_SIZE == ip)
-		return ret - 5;
+		return at;
+unread:
 	return ret - 1;
 }
 
