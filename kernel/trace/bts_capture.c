@@ -64,7 +64,8 @@ DEFINE_PER_CPU(bool, bts_capture_held);
  *    fills it itself, IRQs off, whatever the other CPUs are doing: no
  *    fault waits for another CPU's, none is refused because another CPU
  *    faulted first. A CPU keeps its first fault until the capture is
- *    cleared; a later fault on the same CPU is only counted.
+ *    cleared; a later fault on the same CPU is only counted, except
+ *    that an oops wins over a WARN (below).
  *  - the CPU's context: its history at the moment of the first fault on
  *    any CPU (the kept capture), copied by the capture NMI.
  *
@@ -124,6 +125,26 @@ DEFINE_PER_CPU(bool, bts_capture_held);
  *    task's fault or pending trap, another CPU resolving a migrated
  *    task's trap in it.
  * bts-series: end
+ *
+ * An oops or a panic wins over a WARN, never counted for one:
+ *
+ *  - an oops on a CPU whose slot holds a kept WARN, or the pending trap
+ *    of another context (an interrupt, or a task that preempted one
+ *    reporting a WARN with IRQs on; a trap that a kprobe or a die
+ *    notifier resolved, which never ends), takes the slot over. The
+ *    WARN's history was written to the ring buffer when it was kept;
+ *    the trap's context finds no trap of its own when it ends, and its
+ *    WARN or oops is counted then, as a later fault on that CPU;
+ * bts-series: from panic-buf
+ *  - a panic on such a CPU has a room of its own, the panic buffer;
+ * bts-series: end
+ *  - the kept capture, when it is a WARN, becomes the oops's or the
+ *    panic's: the other CPUs are copied again (a CPU that kept a WARN of
+ *    its own still shows its WARN).
+ *
+ * A slot that another CPU is resolving at that moment (a migrated task's
+ * trap, a few stores with IRQs off) is not waited for: the oops is
+ * counted.
  *
  * An oops or panic that meets its own CPU's slot half written by this
  * CPU (it interrupted, in NMI or as a fault in that code, this CPU's own
@@ -608,6 +629,28 @@ static void notrace bts_panic_is(int scpu)
 }
 
 /*
+ * Take the kept capture (BUSY) for a fault kept with @reason: when there
+ * is none, or when it is a WARN and @reason is not (an oops or a panic
+ * wins over a WARN). Its reason is checked again once it is taken: a
+ * clear and a new capture may have come between.
+ */
+static bool notrace bts_kept_take(enum bts_reason reason)
+{
+	if (atomic_cmpxchg(&bts_kept_state, BTS_KEPT_EMPTY,
+			   BTS_KEPT_BUSY) == BTS_KEPT_EMPTY)
+		return true;
+	if (reason == BTS_REASON_WARN ||
+	    READ_ONCE(bts_kept_reason) != BTS_REASON_WARN ||
+	    atomic_cmpxchg(&bts_kept_state, BTS_KEPT_HELD,
+			   BTS_KEPT_BUSY) != BTS_KEPT_HELD)
+		return false;
+	if (READ_ONCE(bts_kept_reason) == BTS_REASON_WARN)
+		return true;
+	atomic_set(&bts_kept_state, BTS_KEPT_HELD);
+	return false;
+}
+
+/*
  * The fault in @cap, CPU @scpu's history (its slot, or the panic
  * buffer), is kept: become the kept capture if there is none yet, and
  * emit. This CPU is frozen once by the caller: with @hold (it oopses or
@@ -625,8 +668,7 @@ static void notrace bts_fault_publish(struct bts_source *src, int scpu,
 	/* bts-series: end */
 	bool kept = false;
 
-	if (atomic_cmpxchg(&bts_kept_state, BTS_KEPT_EMPTY,
-			   BTS_KEPT_BUSY) == BTS_KEPT_EMPTY) {
+	if (bts_kept_take(reason)) {
 		kept = true;
 		WRITE_ONCE(bts_kept_cpu, scpu);
 		WRITE_ONCE(bts_kept_reason, reason);
@@ -735,6 +777,28 @@ static bool notrace bts_fault_meets_pending(struct bts_source *src, int mine,
 }
 
 /*
+ * An oops meets this CPU's slot in state @old: take it over (BUSY) if it
+ * holds a kept WARN or another context's pending trap (see the comment
+ * above enum bts_slot_state). The reason of a kept fault is read once
+ * the slot is taken, when it cannot change: a slot that turns out to hold
+ * an oops is given back.
+ */
+static bool notrace bts_slot_yields(struct bts_fault_slot *slot, int old)
+{
+	if ((old != BTS_SLOT_HELD && old != BTS_SLOT_PENDING) ||
+	    atomic_cmpxchg(&slot->state, old, BTS_SLOT_BUSY) != old)
+		return false;
+	if (old == BTS_SLOT_HELD &&
+	    READ_ONCE(slot->cap.snap.reason) != BTS_REASON_WARN) {
+		atomic_set(&slot->state, BTS_SLOT_HELD);
+		return false;
+	}
+	WRITE_ONCE(slot->task, NULL);
+	WRITE_ONCE(slot->writer, smp_processor_id());
+	return true;
+}
+
+/*
  * This CPU's slot is not free for @reason. Return: true when the slot is
  * bts-series: until panic-buf
  * now this CPU's (BUSY), to be taken; else the fault is counted.
@@ -764,6 +828,8 @@ static bool notrace bts_slot_taken(struct bts_fault_slot *slot, int old,
 	 * comment above enum bts_slot_state): take it over.
 	 */
 	if (!early && old == BTS_SLOT_BUSY && READ_ONCE(slot->writer) == cpu)
+		return true;
+	if (reason == BTS_REASON_OOPS && bts_slot_yields(slot, old))
 		return true;
 	/* bts-series: until panic-buf */
 	/* A trap is counted once its outcome is known. */

@@ -11,6 +11,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/execmem.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <asm/apic.h>
 #include <asm/ibt.h>
@@ -1728,6 +1729,167 @@ static void capture_panic_after_its_own_warn_is_its_own(struct kunit *test)
 }
 
 /*
+ * An oops wins over a WARN: a WARN kept on this CPU, then an oops on it.
+ * The oops takes the CPU's slot and the kept capture, and the other CPUs
+ * are copied again at the oops; nothing is counted as lost.
+ */
+static void capture_oops_after_a_kept_warn_takes_its_place(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	bool pending;
+	int cpu, self;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN));
+	fake.recorded = 3;
+	preempt_disable();
+	self = smp_processor_id();
+	fault_freeze(BTS_REASON_BUG);
+	bts_fault_warn_done();		/* kept, as capture on WARN does */
+	fake.recorded = 6;
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_EXPECT_EQ(test, emitted, 2);
+	KUNIT_EXPECT_EQ(test, nmi_emitted, 2 * (num_online_cpus() - 1));
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, cpu, self);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(self, &reason), BTS_FAULT_KEPT);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(self, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 6);
+}
+
+/* A WARN kept on another CPU, then an oops here: the oops is the kept one. */
+static void capture_oops_after_another_cpus_warn_is_the_kept_one(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu, self, other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN));
+	fake.recorded = 3;
+	pin_to_first_cpu(test);
+	self = raw_smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, self);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(other)), 0);
+	preempt_disable();
+	fault_freeze(BTS_REASON_BUG);
+	bts_fault_warn_done();
+	preempt_enable();
+	pin_to_first_cpu(test);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, cpu, other);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
+	fault_freeze(BTS_REASON_OOPS);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_EQ(test, cpu, self);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	/* the other CPU still shows its own WARN */
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(other, &reason), BTS_FAULT_KEPT);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_WARN);
+}
+
+static void oops_in_irq(struct irq_work *work)
+{
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+}
+
+/*
+ * A task traps for a WARN and reports it with IRQs on; an interrupt on
+ * its CPU oopses meanwhile (a real interrupt: irq_work's self-IPI). The
+ * oops takes the slot from the pending trap; the WARN then ends with
+ * nothing of its own, and is not captured.
+ */
+static void capture_oops_in_an_interrupt_during_a_warn_is_kept(struct kunit *test)
+{
+	struct irq_work work = IRQ_WORK_INIT_HARD(oops_in_irq);
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	bool pending;
+	int cpu, self;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG));
+	fake.recorded = 3;
+	preempt_disable();
+	self = smp_processor_id();
+	fault_freeze(BTS_REASON_BUG);		/* the WARN's trap */
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(self, &reason),
+			BTS_FAULT_PENDING);
+	fake.recorded = 5;
+	irq_work_queue(&work);			/* IRQs on, as in report_bug() */
+	while (irq_work_is_busy(&work))
+		cpu_relax();
+	bts_fault_warn_done();			/* the WARN ends */
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 0);
+	KUNIT_ASSERT_TRUE(test, bts_capture_status(&cpu, &reason, &pending));
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, cpu, self);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(self, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 5);
+}
+
+/* The same with capture on WARN: the WARN that lost its trap is counted. */
+static void capture_warn_whose_trap_an_oops_took_is_counted(struct kunit *test)
+{
+	struct irq_work work = IRQ_WORK_INIT_HARD(oops_in_irq);
+	enum bts_reason reason;
+	int self;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN));
+	fake.recorded = 3;
+	preempt_disable();
+	self = smp_processor_id();
+	fault_freeze(BTS_REASON_BUG);
+	irq_work_queue(&work);
+	while (irq_work_is_busy(&work))
+		cpu_relax();
+	bts_fault_warn_done();
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(self, &reason), BTS_FAULT_KEPT);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_OOPS);
+}
+
+/* An oops after a kept oops on the same CPU is still only counted. */
+static void capture_oops_after_a_kept_bug_is_counted(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+	enum bts_reason reason;
+	int self;
+
+	capture_start(test, BIT(BTS_REASON_OOPS) | BIT(BTS_REASON_BUG) |
+		      BIT(BTS_REASON_WARN));
+	fake.recorded = 3;
+	preempt_disable();
+	self = smp_processor_id();
+	fault_freeze(BTS_REASON_BUG);
+	fault_freeze(BTS_REASON_OOPS);		/* the BUG's oops: kept */
+	fake.recorded = 6;
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, bts_capture_lost(), 1);
+	KUNIT_EXPECT_EQ(test, bts_capture_fault(self, &reason), BTS_FAULT_KEPT);
+	KUNIT_EXPECT_EQ(test, reason, BTS_REASON_BUG);
+	KUNIT_ASSERT_TRUE(test, bts_capture_get(self, &recs, &snap));
+	KUNIT_EXPECT_EQ(test, snap.count, 3);
+}
+
+/*
  * A fault kept on a CPU that then went offline is dropped by a clear too,
  * from the clearing CPU in process context (no CPU number to take there:
  * DEBUG_PREEMPT would say so), and the CPU comes back recording.
@@ -1963,6 +2125,11 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_panic_beside_another_tasks_trap_keeps_both),
 	KUNIT_CASE(capture_second_panic_needing_the_buffer_is_counted),
 	KUNIT_CASE(capture_panic_after_its_own_warn_is_its_own),
+	KUNIT_CASE(capture_oops_after_a_kept_warn_takes_its_place),
+	KUNIT_CASE(capture_oops_after_another_cpus_warn_is_the_kept_one),
+	KUNIT_CASE(capture_oops_in_an_interrupt_during_a_warn_is_kept),
+	KUNIT_CASE(capture_warn_whose_trap_an_oops_took_is_counted),
+	KUNIT_CASE(capture_oops_after_a_kept_bug_is_counted),
 	KUNIT_CASE_SLOW(capture_clear_drops_an_offline_cpus_fault),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	{}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A WARN is not captured by default; with bts_capture_warn it is, and the
-# CPU records again afterwards either way; with a pid filter, the capture
+# CPU records again afterwards either way; an oops on that CPU then takes
+# the WARN's place; with a pid filter, the capture
 # of a WARN in a chosen task has its history, one in another task says the
 # filter held the CPU.
 # bts-boot: own
@@ -48,6 +49,20 @@ case "$(cat $B/capture)" in
 *) not_ok "with bts_capture_warn a WARN is captured (got '$(cat $B/capture)')" ;;
 esac
 records_again 1 "after a captured WARN, its CPU records again"
+
+# An oops wins over a WARN: CPU 1 has kept its WARN, then oopses. The
+# oops takes the WARN's place, as CPU 1's capture and as the kept one,
+# and nothing is counted as lost.
+provoke "taskset -c 1 sh -c 'echo EXCEPTION > $DIRECT'"
+is "an oops on a CPU that kept a WARN takes its place" "$(head -1 $B/capture)" \
+	"oops on cpu 1, later faults not kept: 0"
+if command -v bts-dump > /dev/null; then
+	bts-dump -s /proc/kallsyms $B/per_cpu/cpu1/capture > /tmp/oops-after-warn.txt 2>&1
+	check "... and CPU 1's capture is the oops's history" oops_history /tmp/oops-after-warn.txt
+fi
+echo 0 > $B/capture
+# (oops_enter() turned tracing off)
+echo 1 > $T/tracing_on
 
 # With a pid filter ("Chosen tasks" in Documentation/trace/bts.rst): a
 # WARN in a chosen task is captured with its history; one in a task not
