@@ -19,12 +19,16 @@
 #include <linux/cpu.h>
 /* bts-series: from others */
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 /* bts-series: end */
 #include <linux/extable.h>
 #include <linux/panic.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+/* bts-series: from others */
+#include <linux/sched/clock.h>
+/* bts-series: end */
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -258,6 +262,20 @@ static struct cpumask bts_nmi_emitting;
  */
 static DEFINE_PER_CPU(unsigned int, bts_nmi_sent);
 static DEFINE_PER_CPU(unsigned int, bts_nmi_seen);
+/* The CPUs the capture NMI is sent to: those counted in bts_nmi_sent. */
+static struct cpumask bts_nmi_targets;
+
+/*
+ * Every NMI a CPU takes within BTS_NMI_CLAIM_NS of taking a capture NMI
+ * is claimed too (until bts_nmi_claim_until, in its local_clock()): the
+ * capture NMI cannot be told from another NMI that comes just before it,
+ * after the capture counted it, which then does its work and takes its
+ * count (see bts_nmi_handler()).
+ */
+#define BTS_NMI_CLAIM_NS	(10 * NSEC_PER_MSEC)
+static DEFINE_PER_CPU(u64, bts_nmi_claim_until);
+/* Capture NMIs were sent since capture was last disabled. */
+static bool bts_nmi_sent_any;
 
 /*
  * The kept capture's bounded waits for the other CPUs, in microseconds
@@ -500,6 +518,42 @@ static bool notrace bts_slot_in_use(unsigned int cpu)
 }
 
 /* bts-series: end */
+/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+/*
+ * Two points the KUnit suite (trace_bts_kunit.c) stops at, each run once
+ * and then cleared: the entry of a fault capture, where the faulting task
+ * may still be preemptible (the hook may sleep), and the moment between
+ * counting the capture NMIs and sending them. Not in any other build.
+ */
+void (*bts_kunit_fault_entry)(void);
+void (*bts_kunit_before_capture_nmi)(void);
+
+static __always_inline void bts_kunit_point(typeof(bts_kunit_fault_entry) *hook)
+{
+	typeof(bts_kunit_fault_entry) fn = READ_ONCE(*hook);
+
+	if (fn) {
+		WRITE_ONCE(*hook, NULL);
+		fn();
+	}
+}
+
+static __always_inline void bts_kunit_fault_entry_point(void)
+{
+	bts_kunit_point(&bts_kunit_fault_entry);
+}
+
+static __always_inline void bts_kunit_before_nmi_point(void)
+{
+	bts_kunit_point(&bts_kunit_before_capture_nmi);
+}
+#else
+static __always_inline void bts_kunit_fault_entry_point(void) { }
+static __always_inline void bts_kunit_before_nmi_point(void) { }
+#endif
+
+/* bts-series: end */
 /* bts-series: from others */
 static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
@@ -508,10 +562,22 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	struct bts_capture *ctx = this_cpu_ptr(&bts_contexts);
 	struct bts_source *src;
 
-	/* Two NMIs sent while one is handled arrive as one: catch up. */
+	/*
+	 * The first NMI after a capture NMI was counted for this CPU does
+	 * its work: that one, or one of someone else's that came first
+	 * (two NMIs latched while one is handled arrive as one, too). The
+	 * capture NMI may then come as the next NMI, with nothing left to
+	 * count it by: any NMI in the next BTS_NMI_CLAIM_NS is claimed, so
+	 * that it is not an unknown NMI (a panic with unknown_nmi_panic).
+	 * Claiming another handler's NMI as well costs nothing: every
+	 * handler runs for every NMI. The cost is that a truly unknown NMI
+	 * in that window after a capture goes unreported.
+	 */
 	if (this_cpu_read(bts_nmi_seen) == sent)
-		return NMI_DONE;
+		return local_clock() < this_cpu_read(bts_nmi_claim_until) ?
+		       NMI_HANDLED : NMI_DONE;
 	this_cpu_write(bts_nmi_seen, sent);
+	this_cpu_write(bts_nmi_claim_until, local_clock() + BTS_NMI_CLAIM_NS);
 	/* Not pending any more: it came after the wait; claim it only. */
 	if (!cpumask_test_cpu(cpu, &bts_nmi_pending))
 		return NMI_HANDLED;
@@ -567,9 +633,18 @@ static void notrace bts_capture_other_cpus(int skip, bool panic)
 	cpumask_clear(&bts_nmi_emitting);
 	for_each_cpu(cpu, &bts_nmi_pending)
 		per_cpu(bts_nmi_sent, cpu)++;
+	/*
+	 * Sent to each CPU counted, even one that an earlier NMI (see
+	 * bts_nmi_handler()) already took out of bts_nmi_pending.
+	 */
+	cpumask_copy(&bts_nmi_targets, &bts_nmi_pending);
+	WRITE_ONCE(bts_nmi_sent_any, true);
 	/* The counts before the NMIs that read them. */
 	smp_wmb();
-	__apic_send_IPI_mask(&bts_nmi_pending, NMI_VECTOR);
+	/* bts-series: from kunit */
+	bts_kunit_before_nmi_point();
+	/* bts-series: end */
+	__apic_send_IPI_mask(&bts_nmi_targets, NMI_VECTOR);
 	bts_wait_mask(&bts_nmi_pending, BTS_NMI_WAIT_US);
 	/* Whoever did not answer keeps recording; its context stays invalid. */
 	cpumask_clear(&bts_nmi_pending);
@@ -907,6 +982,21 @@ static void notrace bts_panic_buffer(struct bts_source *src,
 }
 
 /* bts-series: end */
+/*
+ * The armed source, if capture is still enabled; IRQs off. The caller's
+ * static branch was tested while the task could still be preempted, and
+ * capture may have been disabled since: bts_capture_disable() waits
+ * (synchronize_rcu()) for the sections with IRQs off that saw it
+ * enabled, not for a task preempted before one, and its NMI handler may
+ * be gone by now.
+ */
+static struct bts_source *notrace bts_capturing_source(void)
+{
+	if (!static_key_enabled(&bts_fault_key))
+		return NULL;
+	return bts_armed_source();
+}
+
 /**
  * __bts_fault_freeze - freeze and capture this CPU's history at a fault
  * @reason:	BTS_REASON_OOPS, _BUG, _PANIC or _GPF
@@ -919,13 +1009,16 @@ static void notrace bts_panic_buffer(struct bts_source *src,
  */
 void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 {
-	struct bts_source *src = bts_armed_source();
 	bool early = reason == BTS_REASON_BUG || reason == BTS_REASON_GPF;
 	struct bts_fault_slot *slot;
+	struct bts_source *src;
 	unsigned long flags;
 	int old, cpu, mine;
 
-	if (!src || reason >= BTS_REASON_MAX)
+	/* bts-series: from kunit */
+	bts_kunit_fault_entry_point();
+	/* bts-series: end */
+	if (reason >= BTS_REASON_MAX)
 		return;
 	/* A #GP the exception table fixes up (rdmsr_safe() and the like). */
 	if (reason == BTS_REASON_GPF && regs &&
@@ -933,6 +1026,9 @@ void notrace __bts_fault_freeze(enum bts_reason reason, struct pt_regs *regs)
 		return;
 
 	local_irq_save(flags);
+	src = bts_capturing_source();
+	if (!src)
+		goto out;
 	cpu = smp_processor_id();
 	mine = bts_pending_mine();
 	if (mine >= 0 && bts_fault_meets_pending(src, mine, reason, regs))
@@ -993,14 +1089,15 @@ out:
  */
 void notrace __bts_fault_warn_done(void)
 {
-	struct bts_source *src = bts_armed_source();
 	bool warns = READ_ONCE(bts_capture_reasons) & BIT(BTS_REASON_WARN);
+	struct bts_source *src;
 	unsigned long flags;
 	int mine;
 
-	if (!src)
-		return;
 	local_irq_save(flags);
+	src = bts_capturing_source();
+	if (!src)
+		goto out;
 	mine = bts_pending_mine();
 	if (mine >= 0 && bts_take_pending(mine)) {
 		if (warns) {
@@ -1012,6 +1109,7 @@ void notrace __bts_fault_warn_done(void)
 	} else if (warns) {
 		atomic64_inc(&bts_lost_faults);
 	}
+out:
 	local_irq_restore(flags);
 }
 
@@ -1129,6 +1227,32 @@ void bts_capture_set_reasons(unsigned int reasons)
 	WRITE_ONCE(bts_capture_reasons, reasons);
 }
 
+/* bts-series: from others */
+/*
+ * Wait, sleeping, for every capture NMI sent to be taken (a CPU with
+ * NMIs blocked takes it late: bounded, BTS_NMI_TAKEN_WAIT_MS), then for
+ * the window in which the handler claims any NMI to close.
+ */
+#define BTS_NMI_TAKEN_WAIT_MS	2000
+
+static void bts_nmi_wait_taken(void)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(BTS_NMI_TAKEN_WAIT_MS);
+	int cpu;
+
+	if (!READ_ONCE(bts_nmi_sent_any))
+		return;
+	WRITE_ONCE(bts_nmi_sent_any, false);
+	for_each_online_cpu(cpu)
+		while (READ_ONCE(per_cpu(bts_nmi_seen, cpu)) !=
+		       READ_ONCE(per_cpu(bts_nmi_sent, cpu)) &&
+		       time_before(jiffies, end))
+			usleep_range(USEC_PER_MSEC, 2 * USEC_PER_MSEC);
+	usleep_range(BTS_NMI_CLAIM_NS / NSEC_PER_USEC,
+		     2 * BTS_NMI_CLAIM_NS / NSEC_PER_USEC);
+}
+
+/* bts-series: end */
 /**
  * bts_capture_disable - stop capturing; what was captured stays readable
  *
@@ -1140,6 +1264,16 @@ void bts_capture_disable(void)
 		return;
 	static_branch_disable(&bts_fault_key);
 	/* bts-series: from others */
+	/*
+	 * A capture that saw capture enabled runs with IRQs off (or in NMI)
+	 * to its end, and may send capture NMIs: wait for those sections,
+	 * then for their NMIs to be taken, before the handler that claims
+	 * them goes. (With jump labels, the text patching above already
+	 * waits for an IPI on every CPU, which such a CPU takes after; this
+	 * does not depend on it.)
+	 */
+	synchronize_rcu();
+	bts_nmi_wait_taken();
 	unregister_nmi_handler(NMI_LOCAL, "bts");
 	/* bts-series: end */
 	WRITE_ONCE(bts_capture_emit, NULL);

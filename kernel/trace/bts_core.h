@@ -25,6 +25,8 @@ void bts_thaw_this_cpu(struct bts_source *src);
 /* bts-series: from kunit */
 #ifdef CONFIG_BTS_TRACER_KUNIT_TEST
 extern void (*bts_kunit_nmi_in_last_thaw)(void);
+extern void (*bts_kunit_fault_entry)(void);
+extern void (*bts_kunit_before_capture_nmi)(void);
 #endif
 /* bts-series: end */
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,

@@ -344,6 +344,8 @@ static int core_init(struct kunit *test)
 
 	memset(&fake, 0, sizeof(fake));
 	bts_kunit_nmi_in_last_thaw = NULL;
+	bts_kunit_fault_entry = NULL;
+	bts_kunit_before_capture_nmi = NULL;
 	for_each_possible_cpu(cpu)
 		per_cpu(fake_frozen, cpu) = false;
 	if (bts_armed_source())
@@ -1442,6 +1444,110 @@ static void capture_late_nmi_is_claimed(struct kunit *test)
 }
 
 /*
+ * Unknown NMIs on the other CPUs: an NMI no handler claims, which the
+ * kernel reports ("Uhhuh. NMI received for unknown reason") or panics on
+ * (unknown_nmi_panic). A capture's NMI must always find bts's handler.
+ */
+static struct {
+	atomic_t unknown, foreign, request;
+} stray;
+
+static int stray_unknown_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	atomic_inc(&stray.unknown);
+	return NMI_HANDLED;	/* counted here instead of "Uhhuh" */
+}
+
+/* Sees the NMI the test sends itself, and lets it go unclaimed. */
+static int stray_foreign_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	if (atomic_xchg(&stray.request, 0) == 1)
+		atomic_inc(&stray.foreign);
+	return NMI_DONE;
+}
+
+static void stray_start(struct kunit *test)
+{
+	memset(&stray, 0, sizeof(stray));
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_UNKNOWN, stray_unknown_nmi,
+						   0, "bts_kunit_stray"), 0);
+}
+
+static void stray_stop(void)
+{
+	mdelay(20);	/* whatever NMI was sent has been taken */
+	unregister_nmi_handler(NMI_UNKNOWN, "bts_kunit_stray");
+}
+
+/* A re-arm (which disables capture) lands as a fault is being entered. */
+static void stray_disable_capture(void)
+{
+	bts_capture_disable();
+}
+
+static void capture_disabled_as_a_fault_enters_sends_no_nmi(struct kunit *test)
+{
+	enum bts_reason reason;
+	bool pending;
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 5;
+	stray_start(test);
+	bts_kunit_fault_entry = stray_disable_capture;
+	/* IRQs on, preemptible: as a fault's hook is until it turns them off */
+	bts_fault_freeze(BTS_REASON_OOPS, NULL);
+	stray_stop();
+	KUNIT_EXPECT_TRUE(test, !bts_kunit_fault_entry);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stray.unknown), 0);
+	KUNIT_EXPECT_FALSE(test, bts_capture_status(&cpu, &reason, &pending));
+}
+
+/*
+ * An NMI of someone else's (here one that nobody claims) reaches the
+ * other CPU after the capture counted its NMI and before that NMI is
+ * sent: the capture's NMI, which comes right after, is still claimed.
+ */
+static int stray_target;
+
+static void stray_send_foreign_nmi(void)
+{
+	int i;
+
+	atomic_set(&stray.request, 1);
+	__apic_send_IPI(stray_target, NMI_VECTOR);
+	for (i = 0; i < 10000 && !atomic_read(&stray.foreign); i++)
+		udelay(1);
+}
+
+static void capture_nmi_after_a_foreign_nmi_is_claimed(struct kunit *test)
+{
+	const struct bts_record *recs;
+	struct bts_snapshot snap;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	capture_start(test, BIT(BTS_REASON_OOPS));
+	fake.recorded = 5;
+	stray_start(test);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, stray_foreign_nmi,
+						   0, "bts_kunit_foreign"), 0);
+	preempt_disable();
+	stray_target = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	bts_kunit_before_capture_nmi = stray_send_foreign_nmi;
+	fault_freeze(BTS_REASON_OOPS);
+	preempt_enable();
+	stray_stop();
+	unregister_nmi_handler(NMI_LOCAL, "bts_kunit_foreign");
+	KUNIT_EXPECT_EQ(test, atomic_read(&stray.foreign), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stray.unknown), 0);
+	/* the other CPU's history was taken, at one NMI or the other */
+	KUNIT_EXPECT_TRUE(test, bts_capture_get(stray_target, &recs, &snap));
+}
+
+/*
  * Captures never block each other: a fault on one
  * CPU is captured on that CPU whatever another CPU is doing.
  */
@@ -2132,6 +2238,8 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE(capture_oops_after_a_kept_bug_is_counted),
 	KUNIT_CASE_SLOW(capture_clear_drops_an_offline_cpus_fault),
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
+	KUNIT_CASE(capture_disabled_as_a_fault_enters_sends_no_nmi),
+	KUNIT_CASE(capture_nmi_after_a_foreign_nmi_is_claimed),
 	{}
 };
 
