@@ -1087,6 +1087,9 @@ static int __init bts_init_tracefs(void)
 	bts_stream_init(top);
 	/* bts-series: end */
 	trace_create_file("dump", 0200, top, NULL, &bts_dump_fops);
+	/* bts-series: from trigger */
+	bts_trigger_init_tracefs(top);
+	/* bts-series: end */
 	/* bts-series: from capture-trace */
 	trace_create_file("capture", TRACE_MODE_WRITE, top, bts_capture_show,
 			  &bts_capture_fops);

@@ -83,6 +83,8 @@ int bts_trigger_get(void);
 void bts_trigger_put(void);
 bool bts_trigger_dump(struct trace_array *tr);
 bool bts_trigger_dump_count(struct trace_array *tr, unsigned long *count);
+void bts_trigger_init_tracefs(struct dentry *top);
+void bts_trigger_nmi_counts(unsigned int cpu, long *dumps, long *skipped);
 
 /* bts-series: end */
 /* bts-series: from stream */

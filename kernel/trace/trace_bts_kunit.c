@@ -1548,6 +1548,71 @@ static void capture_nmi_after_a_foreign_nmi_is_claimed(struct kunit *test)
 }
 
 /*
+ * A bts_dump trigger in NMI context (a trigger on nmi:nmi_handler fires
+ * after each handler of every NMI) writes no entry in the NMI: an
+ * irq_work writes one dump per CPU once interrupts are on, and a second
+ * trigger before that is skipped and counted. Here two triggers fire in
+ * one NMI, sent to this CPU with interrupts off.
+ */
+static struct {
+	struct trace_array *tr;
+	int cpu;
+	atomic_t ran;
+} nmitrig;
+
+static int trigger_in_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	if (smp_processor_id() != READ_ONCE(nmitrig.cpu) ||
+	    atomic_read(&nmitrig.ran))
+		return NMI_DONE;
+	bts_trigger_dump(nmitrig.tr);
+	bts_trigger_dump(nmitrig.tr);
+	atomic_set(&nmitrig.ran, 1);
+	return NMI_HANDLED;
+}
+
+static void trigger_dump_in_nmi_is_written_after_it(struct kunit *test)
+{
+	unsigned long before, in_nmi, after;
+	struct trace_buffer *buf;
+	long dumps, skipped;
+	int i;
+
+	nmitrig.tr = trace_array_get_by_name("bts_kunit_nmi", NULL);
+	KUNIT_ASSERT_NOT_NULL(test, nmitrig.tr);
+	buf = nmitrig.tr->array_buffer.buffer;
+	KUNIT_ASSERT_EQ(test, bts_arm(&fake_source, 0), 0);
+	fake.recorded = 5;
+	KUNIT_ASSERT_EQ(test, bts_trigger_get(), 0);
+	atomic_set(&nmitrig.ran, 0);
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, trigger_in_nmi, 0,
+						   "bts_kunit_trigger"), 0);
+	local_irq_disable();
+	nmitrig.cpu = smp_processor_id();
+	before = ring_buffer_entries(buf);
+	__apic_send_IPI(nmitrig.cpu, NMI_VECTOR);
+	for (i = 0; i < 1000000 && !atomic_read(&nmitrig.ran); i++)
+		udelay(1);
+	in_nmi = ring_buffer_entries(buf) - before;
+	local_irq_enable();
+	/* the irq_work: one history entry and its 5 records */
+	for (i = 0; i < 1000 && ring_buffer_entries(buf) - before < 6; i++)
+		mdelay(1);
+	mdelay(10);
+	after = ring_buffer_entries(buf) - before;
+	bts_trigger_nmi_counts(nmitrig.cpu, &dumps, &skipped);
+	unregister_nmi_handler(NMI_LOCAL, "bts_kunit_trigger");
+	bts_trigger_put();
+	trace_array_put(nmitrig.tr);
+	trace_array_destroy(nmitrig.tr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nmitrig.ran), 1);
+	KUNIT_EXPECT_EQ(test, in_nmi, 0);
+	KUNIT_EXPECT_EQ(test, after, 6);
+	KUNIT_EXPECT_EQ(test, dumps, 1);
+	KUNIT_EXPECT_EQ(test, skipped, 1);
+}
+
+/*
  * Captures never block each other: a fault on one
  * CPU is captured on that CPU whatever another CPU is doing.
  */
@@ -2240,6 +2305,7 @@ static struct kunit_case bts_core_cases[] = {
 	KUNIT_CASE_SLOW(capture_late_nmi_is_claimed),
 	KUNIT_CASE(capture_disabled_as_a_fault_enters_sends_no_nmi),
 	KUNIT_CASE(capture_nmi_after_a_foreign_nmi_is_claimed),
+	KUNIT_CASE(trigger_dump_in_nmi_is_written_after_it),
 	{}
 };
 

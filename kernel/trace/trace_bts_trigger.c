@@ -13,18 +13,22 @@
  * Layer: the tracer's, like trace_bts.c, which writes the entries
  * (bts_emit()); nothing of MSRs. A dump runs in whatever context its event
  * does, NMI included: it never sleeps, allocates, takes a lock or sends an
- * IPI. Only setting and removing a trigger (process context) allocates,
- * frees and waits.
+ * IPI, and in NMI it writes no entry (an irq_work does, after the NMI).
+ * Only setting and removing a trigger (process context) allocates, frees
+ * and waits.
  */
 #define pr_fmt(fmt) "bts: " fmt
 
 #include <linux/bts.h>
 #include <linux/ftrace.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <asm/local.h>
 
 #include "trace.h"
 #include "trace_bts.h"
@@ -43,6 +47,103 @@ static DEFINE_PER_CPU(struct bts_record *, bts_trigger_room);
 static DEFINE_PER_CPU(struct bts_record *, bts_trigger_retired);
 /* A trigger firing inside another on the same CPU (an NMI) is skipped. */
 static DEFINE_PER_CPU(unsigned int, bts_trigger_busy);
+
+/*
+ * A dump in NMI context writes no entry there: it copies the history into
+ * its CPU's room and leaves the writing to an irq_work, which runs when
+ * the CPU takes interrupts again (in ring mode; in stream mode it is
+ * refused, see bts_trigger_dump()). One such dump is pending per CPU: a
+ * trigger that fires in NMI while one is pending is skipped and counted.
+ * So an NMI spends at most one copy of nr_records records per window of
+ * its CPU with interrupts on, and none of a dump's ring-buffer writes,
+ * however many NMIs come and however many triggers each fires: a trigger
+ * on nmi:nmi_handler runs after every handler of every NMI.
+ *
+ * @work:	writes the pending dump, on its CPU
+ * @tr:		the trace array to write it into
+ * @room:	the room it was copied into (still this CPU's room: the last
+ *		trigger's removal waits for @work before freeing it)
+ * @snap:	what it is
+ * @pending:	set in NMI once the copy is done; cleared once written
+ * @dumps:	NMI dumps written this way, since the first trigger was set
+ * @skipped:	NMI dumps skipped because one was pending
+ */
+struct bts_trigger_defer {
+	struct irq_work work;
+	struct trace_array *tr;
+	struct bts_record *room;
+	struct bts_snapshot snap;
+	bool pending;
+	local_t dumps;
+	local_t skipped;
+};
+
+static void bts_trigger_defer_fn(struct irq_work *work);
+
+static DEFINE_PER_CPU(struct bts_trigger_defer, bts_deferred) = {
+	.work = IRQ_WORK_INIT_HARD(bts_trigger_defer_fn),
+};
+
+/*
+ * Write this CPU's pending NMI dump, if there is one, with the CPU frozen
+ * as a dump is. IRQs off, not in NMI, with bts_trigger_busy held: an NMI
+ * meanwhile finds it pending and skips, a trigger on an event of the
+ * writes finds the CPU busy.
+ */
+static void notrace bts_trigger_flush(void)
+{
+	struct bts_trigger_defer *d = this_cpu_ptr(&bts_deferred);
+	struct bts_source *src;
+
+	if (!READ_ONCE(d->pending))
+		return;
+	barrier();	/* the flag before what the NMI wrote under it */
+	src = bts_armed_source();
+	if (src)
+		bts_freeze_this_cpu(src);
+	if (bts_emit(d->tr, d->room, &d->snap))
+		local_inc(&d->dumps);
+	if (src)
+		bts_thaw_this_cpu(src);
+	barrier();	/* written before the room is free again */
+	WRITE_ONCE(d->pending, false);
+}
+
+static void notrace bts_trigger_defer_fn(struct irq_work *work)
+{
+	if (this_cpu_inc_return(bts_trigger_busy) == 1)
+		bts_trigger_flush();
+	this_cpu_dec(bts_trigger_busy);
+}
+
+/*
+ * In NMI: copy this CPU's history into @room for bts_trigger_flush(), unless
+ * a dump is pending already. Return: true when one is queued.
+ */
+static bool notrace bts_trigger_dump_nmi(struct trace_array *tr,
+					 struct bts_source *src,
+					 struct bts_record *room)
+{
+	struct bts_trigger_defer *d = this_cpu_ptr(&bts_deferred);
+	unsigned int n;
+
+	if (READ_ONCE(d->pending)) {
+		local_inc(&d->skipped);
+		return false;
+	}
+	bts_freeze_this_cpu(src);
+	n = bts_read_frozen_this_cpu(src, room, bts_dump_nr_records(),
+				     &d->snap);
+	bts_thaw_this_cpu(src);
+	if (!n)
+		return false;
+	d->tr = tr;
+	d->room = room;
+	barrier();	/* what it wrote before the flag, for this CPU */
+	WRITE_ONCE(d->pending, true);
+	irq_work_queue(&d->work);
+	return true;
+}
 
 static void bts_trigger_free_room(void)
 {
@@ -69,6 +170,12 @@ int bts_trigger_get(void)
 	if (bts_trigger_refs++)
 		goto out;
 	for_each_possible_cpu(cpu) {
+		struct bts_trigger_defer *d = per_cpu_ptr(&bts_deferred, cpu);
+
+		local_set(&d->dumps, 0);
+		local_set(&d->skipped, 0);
+	}
+	for_each_possible_cpu(cpu) {
 		struct bts_record *room = kvcalloc(BTS_NR_RECORDS_MAX,
 						   sizeof(*room), GFP_KERNEL);
 
@@ -90,7 +197,9 @@ out:
  *
  * The last one frees the room once no trigger can be running: event
  * triggers and function probes run with preemption off, possibly where
- * RCU is not watching, so every CPU is made to schedule first.
+ * RCU is not watching, so every CPU is made to schedule first; then once
+ * each CPU's pending NMI dump is written (it is in that room, and names
+ * the trace array of a trigger being removed).
  */
 void bts_trigger_put(void)
 {
@@ -107,6 +216,13 @@ void bts_trigger_put(void)
 		per_cpu(bts_trigger_retired, cpu) = room;
 	}
 	synchronize_rcu_tasks_rude();
+	for_each_possible_cpu(cpu) {
+		struct bts_trigger_defer *d = per_cpu_ptr(&bts_deferred, cpu);
+
+		irq_work_sync(&d->work);
+		/* one its irq_work found busy is dropped, not left behind */
+		WRITE_ONCE(d->pending, false);
+	}
 	for_each_possible_cpu(cpu) {
 		kvfree(per_cpu(bts_trigger_retired, cpu));
 		per_cpu(bts_trigger_retired, cpu) = NULL;
@@ -139,7 +255,12 @@ out:
  * within the NMI itself).
  * bts-series: end
  *
- * Return: true when it wrote (some of) the history into @tr's buffer.
+ * In NMI context it writes nothing there: it copies the history and an
+ * irq_work writes it when the CPU takes interrupts again, one per CPU at
+ * a time (see struct bts_trigger_defer).
+ *
+ * Return: true when it wrote (some of) the history into @tr's buffer, or,
+ * in NMI, queued it to be written.
  */
 bool notrace bts_trigger_dump(struct trace_array *tr)
 {
@@ -160,6 +281,12 @@ bool notrace bts_trigger_dump(struct trace_array *tr)
 	src = bts_armed_source();
 	if (!room || !src)
 		goto out;
+	if (in_nmi()) {
+		wrote = bts_trigger_dump_nmi(tr, src, room);
+		goto out;
+	}
+	/* An NMI's dump still pending on this CPU is in the room: first. */
+	bts_trigger_flush();
 	bts_freeze_this_cpu(src);
 	if (bts_read_frozen_this_cpu(src, room, bts_dump_nr_records(),
 				     &snap))
@@ -201,6 +328,59 @@ bool notrace bts_trigger_dump_count(struct trace_array *tr,
 		old = READ_ONCE(*count);
 	} while (cmpxchg(count, old, old + 1) != old);
 	return false;
+}
+
+/* bts/triggers: per CPU, the NMI dumps written after the NMI, and skipped. */
+static int bts_triggers_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_puts(m, "cpu nmi_dumps nmi_skipped\n");
+	for_each_possible_cpu(cpu) {
+		struct bts_trigger_defer *d = per_cpu_ptr(&bts_deferred, cpu);
+
+		seq_printf(m, "%d %ld %ld\n", cpu, local_read(&d->dumps),
+			   local_read(&d->skipped));
+	}
+	return 0;
+}
+
+static int bts_triggers_open(struct inode *inode, struct file *file)
+{
+	int ret = tracing_check_open_get_tr(NULL);
+
+	return ret ? ret : single_open(file, bts_triggers_show, NULL);
+}
+
+static const struct file_operations bts_triggers_fops = {
+	.open		= bts_triggers_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/**
+ * bts_trigger_init_tracefs - create bts/triggers
+ * @top: the bts directory
+ */
+void bts_trigger_init_tracefs(struct dentry *top)
+{
+	trace_create_file("triggers", TRACE_MODE_READ, top, NULL,
+			  &bts_triggers_fops);
+}
+
+/**
+ * bts_trigger_nmi_counts - a CPU's NMI dumps written after the NMI, and skipped
+ * @cpu:	a possible CPU
+ * @dumps:	set to the dumps written
+ * @skipped:	set to the dumps skipped because one was pending
+ */
+void bts_trigger_nmi_counts(unsigned int cpu, long *dumps, long *skipped)
+{
+	struct bts_trigger_defer *d = per_cpu_ptr(&bts_deferred, cpu);
+
+	*dumps = local_read(&d->dumps);
+	*skipped = local_read(&d->skipped);
 }
 
 #ifdef CONFIG_DYNAMIC_FTRACE

@@ -3,8 +3,9 @@
 # A bts_dump trigger on an event that fires in NMI context
 # (nmi:nmi_handler, after each NMI handler), in ring and in stream mode,
 # while a workload runs on CPU 1: the machine keeps going and every NMI
-# is claimed. In ring mode the trigger dumps; in stream mode it is
-# refused and counted (bts/stream's nmi_dumps_refused).
+# is claimed. In ring mode the trigger dumps, written after each NMI by
+# an irq_work (bts/triggers counts them); in stream mode it is refused
+# and counted (bts/stream's nmi_dumps_refused).
 #
 # In stream mode every BTS interrupt is an NMI, and each NMI fires the
 # trigger once per NMI handler. A dump written with BTS recording adds
@@ -74,6 +75,15 @@ for mode in ring stream; do
 	if [ $mode = ring ]; then
 		[ "$nmi" -gt 0 ] && [ "$d" -gt 0 ] && ok "ring: the trigger dumped from NMI context" ||
 			not_ok "ring: the trigger dumped from NMI context ($nmi NMIs, $d dumps)"
+		# ... but wrote nothing in NMI: an irq_work writes each dump
+		# after its NMI (the context flag of an entry written in NMI
+		# is z or Z), one per CPU at a time, the others counted
+		diag "ring: bts/triggers for CPU 1 (cpu nmi_dumps nmi_skipped): $(awk '$1 == 1' $B/triggers)"
+		is "ring: no dump entry was written in NMI context" \
+			"$(bts_entries /tmp/n.txt | grep -cE '\[[0-9]+\] ..[zZ]')" 0
+		[ "$(awk '$1 == 1 { print $2 }' $B/triggers)" -gt 0 ] &&
+			ok "ring: bts/triggers counts CPU 1's NMI dumps" ||
+			not_ok "ring: bts/triggers counts CPU 1's NMI dumps ($(awk '$1 == 1' $B/triggers))"
 	else
 		[ "$nmi" -gt 0 ] && [ "$d" -eq 0 ] && [ "$r" -gt 0 ] &&
 			ok "stream: the trigger was refused in NMI context, and counted" ||
