@@ -28,7 +28,9 @@
 #   make lint      checkpatch --strict and W=1 on the project's kernel files, and
 #                  the series check (harness/series-check.sh)
 #   make bench     benchmarks (figures printed, no assertions)
-#   make series    the whole project as a git-am series onto 6.12
+#   make series    the whole project as a git-am series onto Debian's
+#                  linux-source-6.12 (unpacked by make pristine)
+#   make pristine  unpack linux-source-6.12 into $(BUILD)/pristine
 #   make series-check  the series checked: signed off, applies, checkpatch
 #                  --strict, and builds at every patch (make check-full runs
 #                  it; make check all of it but the builds)
@@ -50,7 +52,7 @@ INITRAMFS	:= $(BUILD)/initramfs.cpio.gz
 JOBS		?= $(shell nproc)
 export BUILD KSRC KOBJ KVARIANT KFRAGS BZIMAGE INITRAMFS JOBS DEBUG
 
-.PHONY: all deps kernel kselftest qemu tools initramfs vm demo check check-full lint bench series series-check clean distclean
+.PHONY: all deps pristine kernel kselftest qemu tools initramfs vm demo check check-full lint bench series series-check clean distclean
 
 all: kernel tools
 
@@ -95,7 +97,10 @@ lint: kernel
 bench: kernel initramfs qemu
 	@$(TOP)/harness/bench.sh
 
-series:
+pristine:
+	@$(TOP)/harness/build-kernel.sh --unpack
+
+series: pristine
 	@python3 $(TOP)/harness/mkseries.py series $(BUILD)/series
 
 series-check: kernel

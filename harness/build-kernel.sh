@@ -30,6 +30,8 @@ if [ ! -f "$pristine/Makefile" ]; then
 	mkdir -p "$BUILD/pristine"
 	tar -C "$BUILD/pristine" -xf "$tarball"
 fi
+# --unpack: only that (make pristine, for make series)
+[ "${1:-}" = --unpack ] && exit 0
 if [ ! -f "$KSRC/Makefile" ]; then
 	rm -rf "$KSRC" "$BUILD/applied."*
 	cp -al "$pristine" "$KSRC"

@@ -209,6 +209,9 @@ def build_tree(steps, owner, k, dest):
     """Every file the series touches, as it is after step index @k, in @dest."""
     names = [s.name for s in steps]
     touched = sorted({f for s in steps for p in s.patches for f in patched_files(p)})
+    if not os.path.isfile(os.path.join(PRISTINE, "Makefile")):
+        raise Error(f"{PRISTINE} is missing: 'make pristine' unpacks it "
+                    "(from Debian's linux-source-6.12: 'make deps')")
     for f in touched:
         src = os.path.join(PRISTINE, f)
         if os.path.exists(src):
@@ -216,9 +219,12 @@ def build_tree(steps, owner, k, dest):
             shutil.copyfile(src, os.path.join(dest, f))
     for s in steps[:k + 1]:
         for p in s.patches:
-            r = subprocess.run(["patch", "-d", dest, "-p1", "-N", "-s", "--no-backup-if-mismatch",
-                                "-r", "-", "-i", os.path.join(TOP, "patches", p)],
-                               capture_output=True, text=True)
+            # --batch, no terminal: a file that is missing is an error,
+            # never a "File to patch:" prompt
+            r = subprocess.run(["patch", "-d", dest, "-p1", "-N", "-s", "--batch",
+                                "--no-backup-if-mismatch", "-r", "-",
+                                "-i", os.path.join(TOP, "patches", p)],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
             if r.returncode:
                 raise Error(f"patches/{p} does not apply at step {s.name}: {r.stdout}{r.stderr}")
     for f in touched:
@@ -261,7 +267,8 @@ def series(outdir):
         repo = os.path.join(tmp, "repo")
         os.makedirs(repo)
         git(repo, "init", "-q")
-        # the base: the pristine files the series touches (same blobs as v6.12's)
+        # the base: the pristine files the series touches, as Debian's
+        # linux-source-6.12 has them (a 6.12 stable release, not v6.12)
         build_tree(steps, owner, -1, repo)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "--allow-empty", "-m", "linux-source-6.12", env=env)
