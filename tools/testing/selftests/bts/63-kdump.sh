@@ -17,10 +17,12 @@
 # holds is that one (a capture is kept until cleared), and the host half
 # checks that bts-dump prints the same from the dump as from the files.
 # With KDUMP_MODE=storm (69-kdump-storm.sh) CPU 1 WARNs in a loop (its
-# first WARN is the kept capture), CPU 2 oopses and CPU 0 panics while
-# the WARNs go on: no capture blocks another, the crash dump holds the
-# panic's history first and CPU 2's oops. In oops mode the panic runs on
-# the oopsing CPU, whose kept oops then is the panic's history.
+# first WARN is the kept capture), CPU 2 oopses (an oops wins over a
+# WARN: it becomes the kept capture, CPU 1 keeps its WARN) and CPU 0
+# panics while the WARNs go on: no capture blocks another, the crash dump
+# holds the panic's history first and CPU 2's oops. In oops mode the
+# panic runs on the oopsing CPU, whose kept oops then is the panic's
+# history.
 # With 3 or more CPUs the last one is taken offline before the panic: the
 # crash dump holds a history for each online CPU and none for it.
 # bts-boot: own
@@ -84,8 +86,12 @@ if [ ! -e /proc/vmcore ]; then
 		provoke "taskset -c 2 sh -c 'echo EXCEPTION > $DIRECT'"
 		w=oops
 		kasan_null_is_gpf && w=GPF
-		check "CPU 2's oops, in the middle of CPU 1's WARNs, is kept on CPU 2" \
-			grep -qx "cpu 2: $w, kept in per_cpu/cpu2/capture" $B/capture
+		# an oops wins over a WARN: it becomes the kept capture, and
+		# CPU 1 still shows its own first WARN
+		check "CPU 2's oops, in the middle of CPU 1's WARNs, is the kept capture" \
+			sh -c "head -1 $B/capture | grep -q '^$w on cpu 2, '"
+		check "CPU 1's first WARN is still kept on CPU 1" \
+			grep -qx "cpu 1: WARN, kept in per_cpu/cpu1/capture" $B/capture
 		diag "bts/capture: $(tr '\n' ' ' < $B/capture)"
 		[ "$(u32 $B/per_cpu/cpu2/capture 36)" != 4294967295 ] &&
 			ok "CPU 2's capture has its fault marked" ||
