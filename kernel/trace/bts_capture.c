@@ -311,6 +311,13 @@ static bool notrace bts_in_exception_text(u64 addr)
 		addr < (unsigned long)__noinstr_text_end);
 }
 
+/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+/* Gates decoded, for the KUnit suite: a search decodes the IDT once. */
+unsigned long bts_kunit_gate_decodes;
+#endif
+
+/* bts-series: end */
 /*
  * Where the CPU enters the kernel for exception @vector, given the IDT it
  * uses (@idt), or with FRED the one entry point for events in kernel mode.
@@ -318,6 +325,11 @@ static bool notrace bts_in_exception_text(u64 addr)
 static u64 notrace bts_gate_target(const struct desc_ptr *idt,
 				   unsigned int vector)
 {
+	/* bts-series: from kunit */
+#ifdef CONFIG_BTS_TRACER_KUNIT_TEST
+	bts_kunit_gate_decodes++;
+#endif
+	/* bts-series: end */
 #ifdef CONFIG_X86_FRED
 	if (cpu_feature_enabled(X86_FEATURE_FRED))
 		return (unsigned long)asm_fred_entrypoint_kernel;
@@ -344,15 +356,43 @@ u64 notrace bts_exception_entry(unsigned int vector)
 	return bts_gate_target(&idt, vector);
 }
 
-/* Is @addr the entry of an exception (not of an interrupt or the NMI)? */
-static bool notrace bts_is_exception_entry(u64 addr)
+/*
+ * The entry points of the exceptions (not of an interrupt or the NMI) in
+ * the IDT this CPU uses, each once: decoded once per search, not once per
+ * record (2730 records by 31 gates).
+ */
+struct bts_exception_entries {
+	unsigned int n;
+	u64 to[FIRST_EXTERNAL_VECTOR];
+};
+
+static void notrace bts_exception_entries(struct bts_exception_entries *e)
 {
 	struct desc_ptr idt;
-	unsigned int v;
+	unsigned int v, i;
+	u64 to;
 
 	store_idt(&idt);
-	for (v = 0; v < FIRST_EXTERNAL_VECTOR; v++)
-		if (v != X86_TRAP_NMI && addr == bts_gate_target(&idt, v))
+	e->n = 0;
+	for (v = 0; v < FIRST_EXTERNAL_VECTOR; v++) {
+		if (v == X86_TRAP_NMI)
+			continue;
+		to = bts_gate_target(&idt, v);
+		for (i = 0; i < e->n && e->to[i] != to; i++)
+			;
+		if (to && i == e->n)
+			e->to[e->n++] = to;
+	}
+}
+
+/* Is @addr the entry of an exception (not of an interrupt or the NMI)? */
+static bool notrace bts_is_exception_entry(const struct bts_exception_entries *e,
+					   u64 addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n; i++)
+		if (addr == e->to[i])
 			return true;
 	return false;
 }
@@ -377,6 +417,7 @@ static bool notrace bts_is_exception_entry(u64 addr)
 u32 notrace bts_find_fault_record(const struct bts_record *recs,
 				  unsigned int count)
 {
+	struct bts_exception_entries exc = { .n = U32_MAX };
 	unsigned int i;
 
 	for (i = count; i-- > 0;) {
@@ -390,7 +431,9 @@ u32 notrace bts_find_fault_record(const struct bts_record *recs,
 				i--;
 			return i;
 		}
-		if (bts_is_exception_entry(r->to))
+		if (exc.n == U32_MAX)
+			bts_exception_entries(&exc);
+		if (bts_is_exception_entry(&exc, r->to))
 			return i;
 	}
 	return U32_MAX;

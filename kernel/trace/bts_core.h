@@ -27,6 +27,7 @@ void bts_thaw_this_cpu(struct bts_source *src);
 extern void (*bts_kunit_nmi_in_last_thaw)(void);
 extern void (*bts_kunit_fault_entry)(void);
 extern void (*bts_kunit_before_capture_nmi)(void);
+extern unsigned long bts_kunit_gate_decodes;
 #endif
 /* bts-series: end */
 unsigned int bts_read_frozen_this_cpu(struct bts_source *src,
