@@ -195,9 +195,10 @@ struct intel_bts_ds_fields {
  * bit before it clears TR|BTS and clears it before it may set them, so
  * that whatever interrupts it at any instruction (an NMI: a capture, a
  * trigger, the BTS interrupt) finds BTS stopped whenever it must be, and
- * leaves it stopped if the interrupted code still holds a reason. An NMI
- * always drops the reasons it took before it returns, so the plain
- * read-modify-write of the bits is not racy on the CPU itself.
+ * leaves it stopped if the interrupted code still holds a reason. The
+ * bits are changed with atomic operations: an NMI may take a reason and
+ * return with it held (the BTS interrupt's budget), and a plain
+ * read-modify-write it interrupted would write the bits back without it.
  */
 #define INTEL_BTS_STOP_FREEZE	BIT(0)	/* a freeze: capture, dump, pause */
 /* bts-series: from intel-stream */
@@ -236,7 +237,10 @@ struct intel_bts_ds_fields {
  * bts-series: from intel-stream
  * @owed:	stream mode: ns of time outside the drain this CPU owes its
  *		budget (intel_bts_budget_owed())
- * @last_drain:	stream mode: when the last drain ended (@clock)
+ * @last_drain:	stream mode: when the last handler that drained ended
+ *		(@clock)
+ * @pmi_start:	stream mode: when the running handler's drain began
+ * @pmi_drained: stream mode: the running handler has drained
  * bts-series: end
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
@@ -250,7 +254,7 @@ struct intel_bts_cpu {
 	/* bts-series: from intel-stream */
 	unsigned int prev_end;
 	/* bts-series: end */
-	u8 stop;
+	atomic_t stop;
 	bool armed;
 	/* bts-series: from intel-stream */
 	bool stream;
@@ -262,6 +266,8 @@ struct intel_bts_cpu {
 	/* bts-series: from intel-stream */
 	u64 owed;
 	u64 last_drain;
+	u64 pmi_start;
+	bool pmi_drained;
 	/* bts-series: end */
 };
 
@@ -702,22 +708,27 @@ static notrace u64 intel_bts_budget_owed(u64 owed, u64 ran, u64 took,
 static notrace void intel_bts_cpu_stop(const struct intel_bts *bts,
 				       struct intel_bts_cpu *c, u8 why)
 {
-	c->stop |= why;
-	barrier();
+	atomic_or(why, &c->stop);
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_RUN, 0);
 }
 
 /*
  * Drop @why; if no reason is left and the CPU is armed, set its DEBUGCTL
- * bits again (the OFF bits and BTINT were left as armed).
+ * bits again (the OFF bits and BTINT were left as armed). An NMI that
+ * lands after the test and takes a reason it keeps (the budget's) has
+ * stopped BTS before the write below sets TR|BTS again: look once more
+ * after it, and stop BTS again if a reason came meanwhile. An NMI after
+ * that look finds BTS on and stops it itself.
  */
 static notrace void intel_bts_cpu_start(const struct intel_bts *bts,
 					struct intel_bts_cpu *c, u8 why)
 {
-	c->stop &= ~why;
-	barrier();
-	if (!c->stop && READ_ONCE(c->armed))
-		intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
+	atomic_andnot(why, &c->stop);
+	if (atomic_read(&c->stop) || !READ_ONCE(c->armed))
+		return;
+	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, c->ctl);
+	if (atomic_read(&c->stop))
+		intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_RUN, 0);
 }
 
 /**
@@ -780,6 +791,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	c->drained = false;
 	c->owed = 0;
 	c->last_drain = hw->clock();
+	c->pmi_drained = false;
 	/* bts-series: end */
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
@@ -790,15 +802,15 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	 * the write below sets too.
 	 */
 	/* bts-series: until intel-kexec */
-	c->stop = 0;
+	atomic_set(&c->stop, 0);
 	/* bts-series: end */
 	/* bts-series: from intel-kexec */
-	c->stop &= INTEL_BTS_STOP_DEAD;
+	atomic_and(INTEL_BTS_STOP_DEAD, &c->stop);
 	/* bts-series: end */
 	/* bts-series: from pid */
 	/* A task filter: frozen until the core thaws it (bts.h). */
 	if (bts->arm_flags & BTS_ARM_FILTER)
-		c->stop |= INTEL_BTS_STOP_FREEZE;
+		atomic_or(INTEL_BTS_STOP_FREEZE, &c->stop);
 	/* bts-series: end */
 	barrier();
 	WRITE_ONCE(c->armed, true);
@@ -906,7 +918,8 @@ static notrace bool intel_bts_cpu_at_threshold(const struct intel_bts_cpu *c)
  * interrupt ever. Then, if the index has reached the threshold, the
  * buffer is drained: whether this NMI is the BTS interrupt or not (a
  * crossing during the entry of any NMI is caught here). There is no
- * status bit for BTS; perf's own intel_bts decides the same way.
+ * status bit for BTS; perf's own intel_bts decides the same way. The
+ * handler's time, from here to its end, is charged to the budget there.
  *
  * A CPU frozen by a dump or capture (with IRQs off, which does not block
  * NMIs) is drained too: the drain does not touch the records, it only
@@ -922,27 +935,45 @@ static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
 {
 	if (!READ_ONCE(c->armed) || !c->stream)
 		return 0;
-	unsigned int pct = READ_ONCE(intel_bts_stream_budget);
-	u64 t0, t1;
-
 	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_PMI);
 	if (!intel_bts_cpu_at_threshold(c))
 		return 0;
-	t0 = bts->hw->clock();
+	c->pmi_start = bts->hw->clock();
+	c->pmi_drained = true;
 	intel_bts_cpu_drain(bts, c);
-	t1 = bts->hw->clock();
+	return 2;
+}
+
+/**
+ * intel_bts_cpu_charge - charge a handler that drained to the budget
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, at the end of perf's PMI handler. All of the handler's
+ * time from the drain on is charged (perf's own work in the handler
+ * included: the CPU spent it because bts streams), and the time since the
+ * last such handler ended pays the debt off. Past the budget the BUDGET
+ * reason is taken before the handler's own is dropped, so that BTS stays
+ * off until the throttle timer's end of the pause.
+ */
+static notrace void intel_bts_cpu_charge(const struct intel_bts *bts,
+					 struct intel_bts_cpu *c)
+{
+	unsigned int pct = READ_ONCE(intel_bts_stream_budget);
+	u64 t0 = c->pmi_start, t1 = bts->hw->clock();
+
+	c->pmi_drained = false;
 	if (pct && pct < 100) {
 		c->owed = intel_bts_budget_owed(c->owed, t0 - c->last_drain,
 						t1 - t0, pct);
 		if (c->owed > INTEL_BTS_BUDGET_SLACK_NS) {
-			/* the exit hook leaves BTS off; the timer starts it */
-			c->stop |= INTEL_BTS_STOP_BUDGET;
+			/* BTS stays off; the timer starts it */
+			atomic_or(INTEL_BTS_STOP_BUDGET, &c->stop);
 			bts->hw->throttle(c->owed);
 			c->owed = 0;
 		}
 	}
 	c->last_drain = t1;
-	return 2;
 }
 
 /**
@@ -959,7 +990,8 @@ static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
 static notrace void intel_bts_cpu_unthrottle(const struct intel_bts *bts,
 					     struct intel_bts_cpu *c)
 {
-	if (!READ_ONCE(c->armed) || !(c->stop & INTEL_BTS_STOP_BUDGET))
+	if (!READ_ONCE(c->armed) ||
+	    !(atomic_read(&c->stop) & INTEL_BTS_STOP_BUDGET))
 		return;
 	c->last_drain = bts->hw->clock();
 	bts->emit(NULL, 0, 1, true);
@@ -971,14 +1003,17 @@ static notrace void intel_bts_cpu_unthrottle(const struct intel_bts *bts,
  * @bts:	the source
  * @c:		this CPU's state
  *
- * NMI context, the last thing intel_pmu_handle_irq() does: start BTS
- * again unless something else holds it stopped (a freeze the NMI
+ * NMI context, the last thing intel_pmu_handle_irq() does: charge a
+ * handler that drained to the budget, then start BTS again unless
+ * something else holds it stopped (the budget, a freeze the NMI
  * interrupted, a disarm, the kexec stop).
  */
 static notrace void intel_bts_cpu_pmi_exit(const struct intel_bts *bts,
 					   struct intel_bts_cpu *c)
 {
-	if (c->stop & INTEL_BTS_STOP_PMI)
+	if (c->pmi_drained)
+		intel_bts_cpu_charge(bts, c);
+	if (atomic_read(&c->stop) & INTEL_BTS_STOP_PMI)
 		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_PMI);
 }
 
@@ -1041,10 +1076,10 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 		intel_bts_cpu_drain(bts, c);
 	/* bts-series: end */
 	/* bts-series: until intel-kexec */
-	c->stop = 0;
+	atomic_set(&c->stop, 0);
 	/* bts-series: end */
 	/* bts-series: from intel-kexec */
-	c->stop &= INTEL_BTS_STOP_DEAD;
+	atomic_and(INTEL_BTS_STOP_DEAD, &c->stop);
 	/* bts-series: end */
 	/* bts-series: from intel-stream */
 	c->stream = false;
@@ -1075,7 +1110,7 @@ static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
 static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
 				       struct intel_bts_cpu *c)
 {
-	if (c->stop & INTEL_BTS_STOP_FREEZE)
+	if (atomic_read(&c->stop) & INTEL_BTS_STOP_FREEZE)
 		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_FREEZE);
 }
 
@@ -1089,8 +1124,7 @@ static notrace void intel_bts_cpu_thaw(const struct intel_bts *bts,
 static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
 						struct intel_bts_cpu *c)
 {
-	c->stop |= INTEL_BTS_STOP_DEAD;
-	barrier();
+	atomic_or(INTEL_BTS_STOP_DEAD, &c->stop);
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
 }
 
@@ -1603,7 +1637,7 @@ static void intel_bts_resume(void *data)
 {
 	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
 
-	if (c->armed && !c->stop)
+	if (c->armed && !atomic_read(&c->stop))
 		intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK,
 					  c->ctl);
 }

@@ -87,8 +87,11 @@
  * @nmi:	run once right after DEBUGCTL write number @nmi_at, as an NMI
  *		arriving between two instructions of the code under test
  * @nmi_at:	see @nmi
+ * @nmi_before:	run @nmi right before write number @nmi_at instead, after
+ *		the caller read the value it writes
  * @now:	the model's clock, ns; @emit_ns is added by each emit of
- *		records (how long the stream's writes take)
+ *		records (how long the stream's writes take), @perf_ns by
+ *		perf's part of each PMI handler
  * @throttle_ns: the pause the budget last asked for; @throttles, how many
  */
 struct intel_bts_model {
@@ -112,7 +115,8 @@ struct intel_bts_model {
 	void (*emit_nested)(void);
 	void (*nmi)(void);
 	unsigned int nmi_at;
-	u64 now, emit_ns, throttle_ns;
+	bool nmi_before;
+	u64 now, emit_ns, perf_ns, throttle_ns;
 	unsigned int throttles;
 };
 
@@ -213,6 +217,12 @@ static void model_debugctl_write(u64 val)
 {
 	void (*nmi)(void) = model->nmi;
 
+	if (nmi && model->nmi_before && model->ctl_writes + 1 == model->nmi_at) {
+		model->nmi = NULL;
+		model->nmi_before = false;
+		nmi();
+		nmi = NULL;
+	}
 	model->debugctl = val;
 	model->ctl_writes++;
 	if (nmi && model->ctl_writes == model->nmi_at) {
@@ -485,6 +495,7 @@ static int model_nmi(struct intel_bts_test *t)
 
 	model->pmi_pending = false;
 	ours = model_pmi_enter(t);
+	model->now += model->perf_ns;
 	model->lvtpc_masked = false;
 	model_pmi_exit(t);
 	return ours;
@@ -1578,6 +1589,62 @@ static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 }
 
+/*
+ * The budget is of the whole handler: perf's work in a PMI handler that
+ * drained (here a third of a tick, the drain itself nothing) is charged
+ * as the drain is.
+ */
+static void intel_bts_stream_budget_charges_the_whole_handler(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int save = intel_bts_stream_budget;
+	unsigned int i;
+
+	intel_bts_stream_budget = 50;
+	model->perf_ns = TICK_NSEC / 3;
+	for (i = 0; i < 5 * MODEL_THR && !model->throttles; i++)
+		model_branch_nmi(t, i);
+	KUNIT_EXPECT_EQ(test, model->pmis, 4);
+	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	KUNIT_EXPECT_EQ(test, model->throttle_ns, 4 * (TICK_NSEC / 3));
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	intel_bts_stream_budget = save;
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+}
+
+/*
+ * A thaw that an NMI interrupts between its test of the stop reasons and
+ * its DEBUGCTL write, an NMI that drains past the budget and returns with
+ * the budget holding BTS off: the thaw's write must not leave BTS on.
+ */
+static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int save = intel_bts_stream_budget;
+
+	intel_bts_stream_budget = 10;
+	model->emit_ns = 2 * TICK_NSEC;
+	/* at the threshold, its interrupt not delivered yet: then a dump */
+	model_run(0, MODEL_THR);
+	KUNIT_ASSERT_TRUE(test, model->pmi_pending);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	/* the interrupt lands in the thaw, after it read DEBUGCTL */
+	model->nmi = model_deliver_pending;
+	model->nmi_before = true;
+	model->nmi_at = model->ctl_writes + 1;
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_NULL(test, model->nmi);	/* it did run */
+	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	/* the pause ends: on again */
+	intel_bts_cpu_unthrottle(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	intel_bts_stream_budget = save;
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+}
+
 /* A disarm during the pause: the timer's end finds nothing to start. */
 static void intel_bts_stream_budget_pause_ends_after_disarm(struct kunit *test)
 {
@@ -1603,6 +1670,8 @@ static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_budget_owed_arithmetic),
 	KUNIT_CASE(intel_bts_stream_budget_pauses_a_cpu_over_it),
 	KUNIT_CASE(intel_bts_stream_budget_pause_ends_after_disarm),
+	KUNIT_CASE(intel_bts_stream_budget_charges_the_whole_handler),
+	KUNIT_CASE(intel_bts_stream_budget_holds_through_an_interrupted_thaw),
 	KUNIT_CASE(intel_bts_stream_arm_sets_btint_and_threshold),
 	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
 	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
