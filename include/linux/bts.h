@@ -176,6 +176,13 @@ enum bts_reason {
  *		kernel will own. NMI and crash context: no locks. NULL when
  *		the source leaves nothing behind (the software source).
  * bts-series: end
+ * bts-series: from stream
+ * @nmi_enter:	an NMI began on this CPU: called from the first NMI
+ *		handler, before the NMI code and the other handlers run. A
+ *		source whose buffer an interrupt drains in stream mode stops
+ *		recording here until its own handler, later in the same NMI,
+ *		has drained it. NMI context, notrace. NULL when not needed.
+ * bts-series: end
  * @list:	private to bts_core.c
  */
 struct bts_source {
@@ -191,6 +198,9 @@ struct bts_source {
 				      enum bts_window *window);
 	/* bts-series: from kdump */
 	void (*stop_this_cpu)(void);
+	/* bts-series: end */
+	/* bts-series: from stream */
+	void (*nmi_enter)(void);
 	/* bts-series: end */
 	struct list_head list;
 };

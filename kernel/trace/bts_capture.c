@@ -605,6 +605,16 @@ static int notrace bts_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 	struct bts_capture *ctx = this_cpu_ptr(&bts_contexts);
 	struct bts_source *src;
 
+	/* bts-series: from stream */
+	/*
+	 * This is the NMI's first handler (NMI_FLAG_FIRST): the source stops
+	 * here if it must (struct bts_source), before the NMI code formats a
+	 * "took too long" message after this handler or another.
+	 */
+	src = bts_armed_source();
+	if (src && src->nmi_enter)
+		src->nmi_enter();
+	/* bts-series: end */
 	/*
 	 * The first NMI after a capture NMI was counted for this CPU does
 	 * its work: that one, or one of someone else's that came first

@@ -91,6 +91,9 @@
 #include <asm/debugreg.h>
 #include <asm/intel_ds.h>
 #include <asm/msr-index.h>
+/* bts-series: from intel-stream */
+#include <asm/nmi.h>
+/* bts-series: end */
 #include <asm/page.h>
 #include <asm/pgtable_types.h>
 #include <uapi/linux/bts.h>
@@ -202,7 +205,7 @@ struct intel_bts_ds_fields {
  */
 #define INTEL_BTS_STOP_FREEZE	BIT(0)	/* a freeze: capture, dump, pause */
 /* bts-series: from intel-stream */
-#define INTEL_BTS_STOP_PMI	BIT(1)	/* perf's PMI handler is running */
+#define INTEL_BTS_STOP_PMI	BIT(1)	/* an NMI runs its handlers */
 /* bts-series: end */
 #define INTEL_BTS_STOP_DISARM	BIT(2)	/* being disarmed */
 /* bts-series: from intel-kexec */
@@ -912,7 +915,7 @@ static notrace bool intel_bts_cpu_at_threshold(const struct intel_bts_cpu *c)
  *
  * NMI context, on the CPU, early in intel_pmu_handle_irq(), which runs on
  * every NMI while this source holds its exclusivity slot. In stream mode
- * BTS is stopped for the whole handler (until intel_bts_cpu_pmi_exit(),
+ * BTS is stopped for the whole handler (until intel_bts_cpu_nmi_exit(),
  * after perf has unmasked the LVT entry), so that no branch is recorded
  * while the entry is masked: a threshold crossing then would raise no
  * interrupt ever. Then, if the index has reached the threshold, the
@@ -942,6 +945,32 @@ static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
 	c->pmi_drained = true;
 	intel_bts_cpu_drain(bts, c);
 	return 2;
+}
+
+/**
+ * intel_bts_cpu_nmi_enter - an NMI began: BTS off until perf's handler ends
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, on the CPU, from the NMI's first handler (the core's, see
+ * struct bts_source). In stream mode BTS is stopped here with the reason
+ * perf's handler holds, INTEL_BTS_STOP_PMI, which intel_bts_cpu_nmi_exit()
+ * drops in the NMI's last handler: both run on every NMI (they are in the
+ * same list of handlers, and every NMI walks all of it). What the NMI
+ * code does in between is not recorded: above all the kernel's "NMI
+ * handler took too long" message, formatted in NMI context after each
+ * handler that set a new record, some 1500 branches each, more than the
+ * 1365 records of room above the threshold. Printed before perf's
+ * handler, after a threshold crossing, it filled the buffer before the
+ * drain; two printed after it, from a drained buffer, filled it before
+ * the NMI returned. On silicon an SMI inside a handler is enough to make
+ * the NMI code print it.
+ */
+static notrace void intel_bts_cpu_nmi_enter(const struct intel_bts *bts,
+					    struct intel_bts_cpu *c)
+{
+	if (READ_ONCE(c->armed) && c->stream)
+		intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_PMI);
 }
 
 /**
@@ -1004,15 +1033,31 @@ static notrace void intel_bts_cpu_unthrottle(const struct intel_bts *bts,
  * @c:		this CPU's state
  *
  * NMI context, the last thing intel_pmu_handle_irq() does: charge a
- * handler that drained to the budget, then start BTS again unless
- * something else holds it stopped (the budget, a freeze the NMI
- * interrupted, a disarm, the kexec stop).
+ * handler that drained to the budget. BTS stays off until the NMI's last
+ * handler, intel_bts_cpu_nmi_exit().
  */
 static notrace void intel_bts_cpu_pmi_exit(const struct intel_bts *bts,
 					   struct intel_bts_cpu *c)
 {
 	if (c->pmi_drained)
 		intel_bts_cpu_charge(bts, c);
+}
+
+/**
+ * intel_bts_cpu_nmi_exit - the NMI's last handler: BTS on again
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * NMI context, from intel_bts_nmi_last(), at the end of the NMI_LOCAL
+ * handlers while this source streams (registered after perf's and the
+ * others of boot time): start BTS again unless something else holds it
+ * stopped (the budget, a freeze the NMI interrupted, a disarm, the kexec
+ * stop). Only the NMI code's message about this handler, if it set a new
+ * record, and the NMI's return are recorded after it.
+ */
+static notrace void intel_bts_cpu_nmi_exit(const struct intel_bts *bts,
+					   struct intel_bts_cpu *c)
+{
 	if (atomic_read(&c->stop) & INTEL_BTS_STOP_PMI)
 		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_PMI);
 }
@@ -1450,6 +1495,15 @@ static unsigned int intel_bts_capacity(void)
 	return intel_bts.nr;
 }
 
+/* bts-series: from intel-stream */
+/* The last NMI handler: see intel_bts_cpu_nmi_exit(). Claims nothing. */
+static notrace int intel_bts_nmi_last(unsigned int cmd, struct pt_regs *regs)
+{
+	intel_bts_cpu_nmi_exit(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+	return NMI_DONE;
+}
+
+/* bts-series: end */
 /**
  * intel_bts_arm - reserve the hardware and record on every online CPU
  * @arm_flags: BTS_ARM_*
@@ -1525,14 +1579,25 @@ static int intel_bts_arm(unsigned int arm_flags)
 	}
 	intel_bts.arm_flags = arm_flags;
 	/* bts-series: from intel-stream */
-	if (arm_flags & BTS_ARM_STREAM)
+	if (arm_flags & BTS_ARM_STREAM) {
+		/* at the tail: after perf's handler and the others */
+		ret = register_nmi_handler(NMI_LOCAL, intel_bts_nmi_last, 0,
+					   "bts_last");
+		if (ret) {
+			intel_bts_release(&intel_bts);
+			goto out;
+		}
 		static_branch_enable(&intel_bts_trace_pmi_key);
+	}
 	/* bts-series: end */
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/intel/bts_trace:online",
 				intel_bts_cpu_online, intel_bts_cpu_offline);
 	if (ret < 0) {
 		/* bts-series: from intel-stream */
-		static_branch_disable(&intel_bts_trace_pmi_key);
+		if (arm_flags & BTS_ARM_STREAM) {
+			static_branch_disable(&intel_bts_trace_pmi_key);
+			unregister_nmi_handler(NMI_LOCAL, "bts_last");
+		}
 		/* bts-series: end */
 		intel_bts_release(&intel_bts);
 		goto out;
@@ -1570,7 +1635,10 @@ static void intel_bts_disarm(void)
 			irq_work_sync(per_cpu_ptr(&intel_bts_throttle_work, cpu));
 			hrtimer_cancel(per_cpu_ptr(&intel_bts_throttle_timer, cpu));
 		}
-		static_branch_disable(&intel_bts_trace_pmi_key);
+		if (intel_bts.arm_flags & BTS_ARM_STREAM) {
+			static_branch_disable(&intel_bts_trace_pmi_key);
+			unregister_nmi_handler(NMI_LOCAL, "bts_last");
+		}
 		/* bts-series: end */
 		intel_bts_release(&intel_bts);
 	}
@@ -1611,6 +1679,14 @@ static notrace unsigned int intel_bts_read_this_cpu(struct bts_record *buf,
 				  window);
 }
 
+/* bts-series: from intel-stream */
+/* The first NMI handler: see intel_bts_cpu_nmi_enter(). */
+static notrace void intel_bts_nmi_enter(void)
+{
+	intel_bts_cpu_nmi_enter(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+}
+
+/* bts-series: end */
 static struct bts_source intel_bts_source = {
 	.name			= "intel_bts",
 	.id			= BTS_SOURCE_HW,
@@ -1623,6 +1699,9 @@ static struct bts_source intel_bts_source = {
 	.read_this_cpu		= intel_bts_read_this_cpu,
 	/* bts-series: from intel-kexec */
 	.stop_this_cpu		= intel_bts_stop_this_cpu,
+	/* bts-series: end */
+	/* bts-series: from intel-stream */
+	.nmi_enter		= intel_bts_nmi_enter,
 	/* bts-series: end */
 };
 

@@ -477,9 +477,11 @@ static int model_pmi_enter(struct intel_bts_test *t)
 	return intel_bts_cpu_pmi_enter(&t->bts, &t->c);
 }
 
+/* The end of perf's handler, then the NMI's last handler. */
 static void model_pmi_exit(struct intel_bts_test *t)
 {
 	intel_bts_cpu_pmi_exit(&t->bts, &t->c);
+	intel_bts_cpu_nmi_exit(&t->bts, &t->c);
 }
 
 /*
@@ -1367,6 +1369,55 @@ static void intel_bts_stream_late_pmi_counts_a_loss(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
 }
 
+/*
+ * What the NMI code does before and after perf's handler (its "took too
+ * long" messages: more branches than the room above the threshold) is
+ * not recorded between the NMI's first handler and its last, and nothing
+ * is lost. Without that stop the same branches fill the buffer and the
+ * drain counts a loss.
+ */
+static void intel_bts_stream_nmi_enter_stops_bts_until_perf(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	/* the crossing: its NMI is taken, its first handler runs */
+	model_run(0, MODEL_THR);
+	KUNIT_ASSERT_TRUE(test, model->pmi_pending);
+	intel_bts_cpu_nmi_enter(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	/* the NMI code's message, between the handlers */
+	model_run(100, MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->dropped, 0);
+	/* perf's handler drains; BTS stays off after it */
+	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
+	model->lvtpc_masked = false;
+	intel_bts_cpu_pmi_exit(&t->bts, &t->c);
+	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	/* the messages about two handlers after perf's: not recorded */
+	model_run(200, 2 * MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	/* the NMI's last handler starts BTS again */
+	intel_bts_cpu_nmi_exit(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, model->dropped, 0);
+	/* an NMI of a CPU not streaming changes nothing */
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	t = model_armed(test, MODEL_NR, 0);
+	intel_bts_cpu_nmi_enter(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~DEBUGCTLMSR_BTINT));
+
+	/* without the stop: the message fills the buffer, a loss */
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	model_run(0, MODEL_THR);
+	model_run(100, MODEL_NR);
+	KUNIT_EXPECT_EQ(test, model->dropped, MODEL_THR);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+}
+
 static void intel_bts_stream_other_nmis_are_not_claimed(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
@@ -1676,6 +1727,7 @@ static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
 	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
 	KUNIT_CASE(intel_bts_stream_late_pmi_counts_a_loss),
+	KUNIT_CASE(intel_bts_stream_nmi_enter_stops_bts_until_perf),
 	KUNIT_CASE(intel_bts_stream_other_nmis_are_not_claimed),
 	KUNIT_CASE(intel_bts_stream_pmi_while_frozen_drains_at_once),
 	KUNIT_CASE(intel_bts_stream_thaw_leaves_the_drain_to_the_pmi),
