@@ -1593,6 +1593,26 @@ static void intel_bts_stream_budget_owed_arithmetic(struct kunit *test)
 }
 
 /*
+ * At a budget of 50, BTS interrupts whose handlers take a third of a tick
+ * each, nothing running in between: the fourth runs the debt past a
+ * tick's worth, 4/3 ticks, and the CPU pauses that long, BTS left off
+ * after perf's handler (the budget holds it).
+ */
+static void expect_paused_at_the_fourth(struct kunit *test,
+					struct intel_bts_test *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < 5 * MODEL_THR && !model->throttles; i++)
+		model_branch_nmi(t, i);
+	KUNIT_EXPECT_EQ(test, model->pmis, 4);
+	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	KUNIT_EXPECT_EQ(test, model->throttle_ns, 4 * (TICK_NSEC / 3));
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+}
+
+/*
  * Drains that take more of the CPU than its budget leave BTS off after
  * the one that runs the debt past a tick's worth; the timer's end of the
  * pause starts it again and says a gap is in the stream. Drains within
@@ -1605,17 +1625,9 @@ static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 	unsigned int i;
 
 	intel_bts_stream_budget = 50;
-	/* each drain takes a third of a tick, nothing runs in between */
+	/* each drain takes a third of a tick */
 	model->emit_ns = TICK_NSEC / 3;
-	for (i = 0; i < 5 * MODEL_THR && !model->throttles; i++)
-		model_branch_nmi(t, i);
-	/* the fourth drain's debt is past a tick: 4/3 ticks, paused that long */
-	KUNIT_EXPECT_EQ(test, model->pmis, 4);
-	KUNIT_EXPECT_EQ(test, model->throttles, 1);
-	KUNIT_EXPECT_EQ(test, model->throttle_ns, 4 * (TICK_NSEC / 3));
-	/* perf's handler ended: BTS stays off, the budget holds it */
-	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
-			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	expect_paused_at_the_fourth(test, t);
 	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
 	/* the pause ends: BTS on again, a gap before what comes next */
 	model->now += model->throttle_ns;
@@ -1649,17 +1661,10 @@ static void intel_bts_stream_budget_charges_the_whole_handler(struct kunit *test
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 	unsigned int save = intel_bts_stream_budget;
-	unsigned int i;
 
 	intel_bts_stream_budget = 50;
 	model->perf_ns = TICK_NSEC / 3;
-	for (i = 0; i < 5 * MODEL_THR && !model->throttles; i++)
-		model_branch_nmi(t, i);
-	KUNIT_EXPECT_EQ(test, model->pmis, 4);
-	KUNIT_EXPECT_EQ(test, model->throttles, 1);
-	KUNIT_EXPECT_EQ(test, model->throttle_ns, 4 * (TICK_NSEC / 3));
-	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
-			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	expect_paused_at_the_fourth(test, t);
 	intel_bts_stream_budget = save;
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 }
