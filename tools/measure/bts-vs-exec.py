@@ -397,6 +397,11 @@ RAW = re.compile(r'^\s*\d+ \d+ \d+ (\d+) (\d+) (\d+) (\d+) '
 REASON_STREAM = 6
 # the one function of bts's that writes DEBUGCTL (the hardware layer)
 BTS_WRMSR = 'intel_bts_hw_debugctl_write'
+# the functions between a caller of bts's DEBUGCTL update and the WRMSR
+BTS_WRITE_PATH = ('update_debugctlmsr', BTS_WRMSR, 'intel_bts_debugctl_update')
+# the one caller whose write sets TR|BTS (it goes on to look at the stop
+# reasons again); every other write of bts's clears them
+BTS_START = 'intel_bts_cpu_start'
 
 
 def stream_records(path):
@@ -422,8 +427,9 @@ def match_stream(recs, der, syms, code):
     BTS goes on or off only at a WRMSR, so the log's branches between
     two WRMSRs (a segment) are all in the stream, in order and with
     consecutive pos, or none is: none from bts's own DEBUGCTL write that
-    stops BTS to the one that starts it again (perf's handler writes
-    other MSRs between), all otherwise. A segment only partly streamed,
+    stops BTS to the one that starts it again (an NMI stops it in its
+    first handler and again in perf's, and perf's handler writes other
+    MSRs between), all otherwise. A segment only partly streamed,
     or one streamed where the other was due, is a mismatch. The walk
     starts at the first segment of 8 or more branches found in the
     stream (before it the other CPU's log may begin mid-segment) and
@@ -469,18 +475,19 @@ def match_stream(recs, der, syms, code):
         return res
     res['start'] = j
     # BTS is on at the first segment found. It goes off and on again only
-    # at bts's own DEBUGCTL writes, which alternate here (the BTS
-    # interrupt stops BTS while it drains and starts it again; nothing
-    # else freezes the CPU in these windows): segments from a stop to the
-    # next start are not streamed, every other one is, whole. (The
-    # segment after the stop may begin with the same branches as the one
-    # after the start: both return from the same function.)
+    # at bts's own DEBUGCTL writes (an NMI stops BTS in its first handler,
+    # perf's handler stops it again to drain, the last handler starts it;
+    # nothing else freezes the CPU in these windows), each a start or a
+    # stop as its caller says: segments from a stop to the next start are
+    # not streamed, every other one is, whole. (The segment after the stop
+    # may begin with the same branches as the one after the start: both
+    # return from the same function.)
     off = False
     for k in range(k0, len(segs)):
         seg = segs[k]
         mine = k > k0 and opener_is_bts(der_index[k], der, syms)
         if mine:
-            off = not off
+            off = not write_starts_bts(der_index[k], der, syms)
         if off:
             name = syms.func(opener[k])
             name = 'bts (%s)' % name if mine else name
@@ -531,6 +538,20 @@ def opener_is_bts(i, der, syms):
     for f, t, how in der[max(0, i - 4):i]:
         if how != 'wrmsr' and syms.func(f) == BTS_WRMSR:
             return True
+    return False
+
+
+def write_starts_bts(i, der, syms):
+    """Does bts's DEBUGCTL write at der[i] set TR|BTS? Its returns
+    lead, past the write path, back into intel_bts_cpu_start for that
+    write (start then looks at the stop reasons again), into any other
+    function for a stop (and for start's second write, the stop it
+    makes when a reason came meanwhile, a tail call)."""
+    for f, t, how in der[i + 1:i + 16]:
+        if how == 'wrmsr':
+            break
+        if how == 'ret' and syms.func(t) not in BTS_WRITE_PATH:
+            return syms.func(t) == BTS_START
     return False
 
 
