@@ -76,6 +76,9 @@ Guest tests are tools/testing/selftests/bts/*.sh. Each prints TAP, which
   # bts-smp: N                 vCPUs for that boot (a boot of its own)
   # bts-mem: MiB               its RAM (default 1024, 2048 with DEBUG):
                                for a test that names physical addresses
+  # bts-disk: MiB              a blank virtio disk of that size, the
+                               guest's /dev/vda (a boot of its own; the
+                               swap a hibernation image is written to)
   # bts-machines: M ...        where it runs (see above)
   # bts-tap: console           its TAP is on the console, each line
                                prefixed "BTS-TAP: " (tests that suspend)
@@ -361,7 +364,7 @@ def check_kernel_log(console, prefix, expect, hw=False):
 def directives(path):
     d = {"boot": "shared", "cmdline": "", "expect": "", "timeout": "",
          "machines": "", "tap": "file", "share": "", "smp": "", "reboot": "",
-         "mem": "", "live": ""}
+         "mem": "", "live": "", "disk": ""}
     with open(path) as f:
         # the header: the comment lines before the first command
         for line in f.read().splitlines():
@@ -394,7 +397,7 @@ class Boot:
 
     def __init__(self, name, tests, append="", expect=(), timeout=DEFAULT_TIMEOUT,
                  kunit=False, machine="sw", smp=None, reboot=False, mem=None,
-                 ksft=None):
+                 ksft=None, disk=None):
         hw, extra, msmp, self.cpu_extra, self.qemu_extra = MACHINES[machine]
         smp = smp or msmp
         if machine != "sw":
@@ -421,6 +424,7 @@ class Boot:
         self.kunit = kunit
         self.reboot = reboot
         self.mem = mem
+        self.disk = disk
         if reboot:
             # /init powers off at the end instead of rebooting
             self.append += " bts.reboot=1"
@@ -487,6 +491,7 @@ class Boot:
                             "--smp", str(self.smp)] +
                            (["--reboot"] if self.reboot else []) + host_usr +
                            (["--mem", str(self.mem)] if self.mem else []) +
+                           (["--disk", str(self.disk)] if self.disk else []) +
                            ["--append", append], env=env)
         self.rc = p.returncode
         self.secs = time.time() - t0
@@ -818,7 +823,8 @@ def plan_boots():
                 kw = dict(append=d["cmdline"], expect=expects(d), timeout=limit, machine=m,
                           smp=int(d["smp"]) if d["smp"] else None,
                           reboot=d["reboot"] == "yes",
-                          mem=int(d["mem"]) if d["mem"] else None)
+                          mem=int(d["mem"]) if d["mem"] else None,
+                          disk=int(d["disk"]) if d["disk"] else None)
                 if not d["live"] or d["live"].startswith("test-kernel,"):
                     # through kselftest's runner, as on a live machine (a
                     # test for test kernels: its live half, in a boot

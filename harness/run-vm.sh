@@ -4,7 +4,7 @@
 #   run-vm.sh --interactive [--append ARGS]      shell on the console (make vm)
 #   run-vm.sh --share DIR --log FILE --timeout S [--append ARGS] [--smp N]
 #             [--host-usr]
-#             [--mem MiB] [--reboot]
+#             [--mem MiB] [--reboot] [--disk MiB]
 #
 # Single-threaded TCG on purpose: with multi-threaded TCG and two vCPUs,
 # ftrace's code patching oopses with "int3" on a stock 6.12 (DESIGN.md 8).
@@ -33,6 +33,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BZIMAGE:=$BUILD/obj-$KVARIANT/arch/x86/boot/bzImage}"
 : "${INITRAMFS:=$BUILD/initramfs.cpio.gz}"
 interactive=0 share= log= timeout=600 append= mem=1024 smp=2 noreboot=-no-reboot
+disk=
 host_usr=()
 [ "$KVARIANT" = debug ] && mem=2048
 while [ $# -gt 0 ]; do
@@ -46,6 +47,9 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	# a guest reboot (a panic's included) resets the machine, RAM kept
 	--reboot) noreboot= ;;
+	# a blank virtio disk of MiB, the guest's /dev/vda (sparse, in the
+	# share, removed when QEMU exits): swap for a hibernation image
+	--disk) disk=$2; shift ;;
 	# the host's /usr, read-only, as 9p tag hostusr: the guest runs the
 	# host's drgn and crash on its own /proc/kcore (tests that debug live)
 	--host-usr) host_usr=(-virtfs "local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr") ;;
@@ -83,6 +87,12 @@ qemu=("${machine[@]}" -machine q35 -accel tcg,thread=single -smp "$smp" -m "$mem
 	-kernel "$BZIMAGE" -initrd "$INITRAMFS"
 	-virtfs "local,path=$share,mount_tag=host0,security_model=none,id=host0"
 	"${host_usr[@]}")
+if [ -n "$disk" ]; then
+	rm -f "$share/disk.img"
+	truncate -s "${disk}M" "$share/disk.img"
+	trap 'rm -f "$share/disk.img"' EXIT
+	qemu+=(-drive "file=$share/disk.img,if=virtio,format=raw")
+fi
 cmdline="console=ttyS0 panic=-1 loglevel=7 $append"
 if [ $interactive -eq 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio -append "$cmdline bts.tests=shell"

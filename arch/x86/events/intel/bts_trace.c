@@ -214,6 +214,9 @@ struct intel_bts_ds_fields {
 /* bts-series: from intel-stream */
 #define INTEL_BTS_STOP_BUDGET	BIT(4)	/* stream mode: over its CPU time */
 /* bts-series: end */
+/* bts-series: from intel-kexec */
+#define INTEL_BTS_STOP_SLEEP	BIT(5)	/* suspend, hibernation, kexec jump */
+/* bts-series: end */
 
 /**
  * struct intel_bts_cpu - one CPU's state
@@ -808,7 +811,7 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	atomic_set(&c->stop, 0);
 	/* bts-series: end */
 	/* bts-series: from intel-kexec */
-	atomic_and(INTEL_BTS_STOP_DEAD, &c->stop);
+	atomic_and(INTEL_BTS_STOP_DEAD | INTEL_BTS_STOP_SLEEP, &c->stop);
 	/* bts-series: end */
 	/* bts-series: from pid */
 	/* A task filter: frozen until the core thaws it (bts.h). */
@@ -1124,7 +1127,7 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 	atomic_set(&c->stop, 0);
 	/* bts-series: end */
 	/* bts-series: from intel-kexec */
-	atomic_and(INTEL_BTS_STOP_DEAD, &c->stop);
+	atomic_and(INTEL_BTS_STOP_DEAD | INTEL_BTS_STOP_SLEEP, &c->stop);
 	/* bts-series: end */
 	/* bts-series: from intel-stream */
 	c->stream = false;
@@ -1171,6 +1174,32 @@ static notrace void intel_bts_cpu_stop_for_good(const struct intel_bts *bts,
 {
 	atomic_or(INTEL_BTS_STOP_DEAD, &c->stop);
 	intel_bts_debugctl_update(bts->hw, INTEL_BTS_CTL_MASK, 0);
+}
+
+/*
+ * The system goes to sleep: suspend to RAM, hibernation (its snapshot,
+ * and the restore of an image), a kexec jump (kexec with
+ * preserve_context). Syscore suspend, on the one CPU left online, IRQs
+ * off. Stop BTS until the matching resume: the restore of a hibernation
+ * image runs on temporary page tables that do not map the
+ * cpu_entry_area, where the DS area and the buffer are, so the first
+ * branch recorded there stores through an unmapped DS area; a kexec jump
+ * hands the CPU to another kernel with BTS on. The reason holds through
+ * the end of an NMI, a thaw and the end of a budget pause; the buffer
+ * and the DS fields are kept, and resume starts BTS again where it
+ * stopped (after a hibernation restore: in the kernel of the image,
+ * whose memory holds the reason as it was at its snapshot).
+ */
+static notrace void intel_bts_cpu_suspend(const struct intel_bts *bts,
+					  struct intel_bts_cpu *c)
+{
+	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_SLEEP);
+}
+
+static notrace void intel_bts_cpu_resume(const struct intel_bts *bts,
+					 struct intel_bts_cpu *c)
+{
+	intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_SLEEP);
 }
 
 /* bts-series: end */
@@ -1707,18 +1736,22 @@ static struct bts_source intel_bts_source = {
 
 /* bts-series: from intel-kexec */
 /*
- * Resume from suspend: perf_restore_debug_store() wrote DS_AREA back but
- * nothing restores DEBUGCTL. Re-enable BTS on the boot CPU (the only one
- * online here, IRQs off); the others come back through the online
- * callback. The DS fields and the buffer survived in memory.
+ * System sleep, on the boot CPU (the only one online here, IRQs off): see
+ * intel_bts_cpu_suspend(). The others went through the offline callback
+ * and come back through the online one. At resume,
+ * perf_restore_debug_store() has written DS_AREA back, but nothing
+ * restores DEBUGCTL (a wake from S3 clears it): the DS fields and the
+ * buffer survived in memory.
  */
+static int intel_bts_suspend(void *data)
+{
+	intel_bts_cpu_suspend(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+	return 0;
+}
+
 static void intel_bts_resume(void *data)
 {
-	struct intel_bts_cpu *c = this_cpu_ptr(&intel_bts_cpus);
-
-	if (c->armed && !atomic_read(&c->stop))
-		intel_bts_debugctl_update(intel_bts.hw, INTEL_BTS_CTL_MASK,
-					  c->ctl);
+	intel_bts_cpu_resume(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
 }
 
 /* bts-series: end */
@@ -1769,6 +1802,7 @@ static void intel_bts_shutdown(void *data)
 }
 
 static const struct syscore_ops intel_bts_syscore_ops = {
+	.suspend = intel_bts_suspend,
 	.resume = intel_bts_resume,
 	.shutdown = intel_bts_shutdown,
 };

@@ -995,6 +995,54 @@ static void intel_bts_stop_for_good_survives_thaw_and_pmi(struct kunit *test)
 }
 
 /*
+ * System sleep (syscore suspend to resume): BTS off throughout, whatever
+ * ends meanwhile (the thaw of a freeze taken before, an NMI, the end of a
+ * budget pause), with the records kept; on again at resume, where it
+ * stopped. A hibernation restore runs in between on page tables without
+ * the DS area.
+ */
+static void intel_bts_sleep_holds_bts_off_until_resume(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, 0);
+	u64 armed = model->debugctl;
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model_run(0, 3);
+	intel_bts_cpu_freeze(&t->bts, &t->c);
+	intel_bts_cpu_suspend(&t->bts, &t->c);
+	intel_bts_cpu_thaw(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl,
+			MODEL_CTL_OTHERS | DEBUGCTLMSR_BTS_OFF_USR);
+	model_run(50, 2);
+	intel_bts_cpu_resume(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, armed);
+	model_run(3, 1);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 4);
+	expect_branches(test, out, 4, 0);
+
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	armed = model->debugctl;
+	model_run(0, 2);
+	intel_bts_cpu_suspend(&t->bts, &t->c);
+	model_nmi(t);
+	intel_bts_cpu_unthrottle(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl & INTEL_BTS_CTL_RUN, 0);
+	model_run(50, 2);
+	intel_bts_cpu_resume(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, armed);
+	KUNIT_EXPECT_EQ(test, model->faults + model->dropped, 0);
+	/* a re-arm in between would not start it either */
+	intel_bts_cpu_suspend(&t->bts, &t->c);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl & INTEL_BTS_CTL_RUN, 0);
+	intel_bts_cpu_resume(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->debugctl, armed);
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+}
+
+/*
  * Kernel only means kernel only. Which CPL filters a branch that changes
  * privilege the SDM does not say: the return to user mode (sysret, iret
  * at CPL 0) can be recorded with a user-space target, and the entry from
@@ -1049,6 +1097,7 @@ static struct kunit_case intel_bts_debugctl_cases[] = {
 	KUNIT_CASE(intel_bts_ctl_bit_values_match_sdm),
 	KUNIT_CASE(intel_bts_nmi_during_disarm_leaves_bts_off),
 	KUNIT_CASE(intel_bts_stop_for_good_survives_thaw_and_pmi),
+	KUNIT_CASE(intel_bts_sleep_holds_bts_off_until_resume),
 	KUNIT_CASE(intel_bts_kernel_only_clears_user_halves),
 	{}
 };
