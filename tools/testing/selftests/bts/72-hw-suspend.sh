@@ -17,20 +17,8 @@ echo 1 > $T/tracing_on
 echo bts > $T/current_tracer
 is "the Intel source is armed" "$(sed -n 2p $B/source)" "active: intel_bts"
 
-# fresh CPU: CPU C records now. A shell on C writes bts/dump, which
-# snapshots C first: if C records, its newest records are that write's
-# way into bts_dump_write; if it stopped, they end where it stopped.
-# Nothing else freezes and thaws C before (a thaw would set the DEBUGCTL
-# bits again by itself).
-fresh() {
-	echo > $T/trace
-	taskset $((1 << $1)) sh -c "echo 1 > $B/dump"
-	bts_entries $T/trace | grep " cpu=$1 " > /tmp/cpu$1.txt
-	diag "CPU $1's newest record: $(tail -1 /tmp/cpu$1.txt | sed 's/.*cpu=/cpu=/')"
-	grep -q -- '-> bts_dump_write+0x0/' /tmp/cpu$1.txt
-}
-check "CPU 0 records before the suspend" fresh 0
-check "CPU 1 records before the suspend" fresh 1
+check "CPU 0 records before the suspend" cpu_records_now 0
+check "CPU 1 records before the suspend" cpu_records_now 1
 
 if ! grep -qw mem /sys/power/state || ! [ -w /sys/class/rtc/rtc0/wakealarm ]; then
 	skip "suspend to RAM" "no mem in /sys/power/state or no RTC wake alarm"
@@ -48,8 +36,8 @@ log_since | grep -q 'ACPI: PM: Waking up from system sleep state S3' &&
 	ok "the guest went to S3 and woke up" ||
 	not_ok "the guest went to S3 and woke up ($(log_since | grep -m1 -i 'suspend\|sleep'))"
 is "the Intel source is still armed" "$(sed -n 2p $B/source)" "active: intel_bts"
-check "CPU 0 records from the resume on (the syscore resume hook re-armed it)" fresh 0
-check "CPU 1 records from its return on (the online callback re-armed it)" fresh 1
+check "CPU 0 records from the resume on (the syscore resume hook re-armed it)" cpu_records_now 0
+check "CPU 1 records from its return on (the online callback re-armed it)" cpu_records_now 1
 echo nop > $T/current_tracer
 done_testing
 # /init would now close this test's files on the share, which hangs after

@@ -26,18 +26,8 @@ echo 1 > $T/tracing_on
 echo bts > $T/current_tracer
 is "the Intel source is armed" "$(sed -n 2p $B/source)" "active: intel_bts"
 
-# CPU C records now (see 72-hw-suspend): a shell on C writes bts/dump,
-# which snapshots C first, so C's newest records are that write's way
-# into bts_dump_write.
-fresh() {
-	echo > $T/trace
-	taskset $((1 << $1)) sh -c "echo 1 > $B/dump"
-	bts_entries $T/trace | grep " cpu=$1 " > /tmp/cpu$1.txt
-	diag "CPU $1's newest record: $(tail -1 /tmp/cpu$1.txt | sed 's/.*cpu=/cpu=/')"
-	grep -q -- '-> bts_dump_write+0x0/' /tmp/cpu$1.txt
-}
-check "CPU 0 records before the hibernation" fresh 0
-check "CPU 1 records before the hibernation" fresh 1
+check "CPU 0 records before the hibernation" cpu_records_now 0
+check "CPU 1 records before the hibernation" cpu_records_now 1
 
 if ! grep -qw disk /sys/power/state || ! [ -b /dev/vda ]; then
 	skip "hibernation" "no disk in /sys/power/state or no /dev/vda"
@@ -57,8 +47,8 @@ rc=$?
 echo "BTS-GUEST: back from hibernation" > /dev/console
 is "echo disk > /sys/power/state returned after the restore" "$rc" 0
 is "the Intel source is still armed" "$(sed -n 2p $B/source)" "active: intel_bts"
-check "CPU 0 records from the resume on (the syscore resume hook started it)" fresh 0
-check "CPU 1 records from its return on (the online callback re-armed it)" fresh 1
+check "CPU 0 records from the resume on (the syscore resume hook started it)" cpu_records_now 0
+check "CPU 1 records from its return on (the online callback re-armed it)" cpu_records_now 1
 echo nop > $T/current_tracer
 swapoff /dev/vda
 done_testing

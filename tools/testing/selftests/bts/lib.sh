@@ -146,6 +146,20 @@ log_since() { dmesg | tail -n +$((_log_lines + 1)); }
 # bts_entries FILE: the ftrace:bts lines of a trace file
 bts_entries() { grep -E ' cpu=[0-9]+ [0-9]+/[0-9]+ ' "$1"; }
 
+# cpu_records_now C: CPU C records now. A shell on C writes bts/dump,
+# which snapshots C first: if C records, its newest records are that
+# write's way into bts_dump_write; if it stopped, they end where it
+# stopped. Nothing else may freeze and thaw C before (a thaw would set
+# the DEBUGCTL bits again by itself). For a CPU's return from suspend,
+# hibernation or hotplug.
+cpu_records_now() {
+	echo > $T/trace
+	taskset $((1 << $1)) sh -c "echo 1 > $B/dump"
+	bts_entries $T/trace | grep " cpu=$1 " > /tmp/cpu$1.txt
+	diag "CPU $1's newest record: $(tail -1 /tmp/cpu$1.txt | sed 's/.*cpu=/cpu=/')"
+	grep -q -- '-> bts_dump_write+0x0/' /tmp/cpu$1.txt
+}
+
 # entries_per_cpu FILE: "N0xcpu0 N1xcpu1 ..." of the ftrace:bts lines in
 # FILE (for diagnostics), and the ring buffer's lost-events markers.
 entries_per_cpu() {
