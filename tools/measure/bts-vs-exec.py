@@ -19,7 +19,7 @@ QEMU's own single-step execution log of the same run:
            250 Hz tick then interrupts the windows every ~31,000
            instructions, whatever the log costs in host time.
   --mode stream: two vCPUs, the tests' stream mode (BTINT, the BTS
-           interrupt every 1365 records, drains in NMI context), user
+           interrupt every 682 records, drains in an irq_work), user
            branches on (the only user code is tests/bin/workload, static,
            whose text --user-elf gives); each window is a program's
            sync() to its next sync() (gdb logs from one ksys_sync to the

@@ -11,7 +11,7 @@
 # at intel_bts_read_this_cpu.
 #
 # stream: two vCPUs, the tests' stream mode: BTINT, the BTS interrupt
-# (a PMI) every 1365 records, drains in NMI context, user branches on.
+# (a PMI) every 682 records, drains in an irq_work, user branches on.
 # CPU 1 makes system calls all the time (tests/bin/workload sys, the
 # same static program as the window's: the host decodes that one
 # program's user code). Each window is that program on CPU 0 between

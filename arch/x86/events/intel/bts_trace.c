@@ -19,8 +19,9 @@
  * bts-series: from intel-stream
  *
  * In stream mode it arms BTS with BTINT instead and hands the buffer to
- * bts_stream_emit() from the BTS interrupt (a PMI, which perf programs as
- * an NMI). The interrupt has one owner, perf's PMI handler
+ * bts_stream_emit() from an irq_work that the BTS interrupt (a PMI, which
+ * perf programs as an NMI) queues: the NMI does constant work. The
+ * interrupt has one owner, perf's PMI handler
  * (intel_pmu_handle_irq()), which calls this source's two hooks
  * (intel_bts_trace_pmi_enter() and _exit(), perf_event.h) as it calls
  * perf's own intel_bts: this file registers no NMI handler and never
@@ -145,6 +146,10 @@
  * @throttle:		stream mode: BTS is kept off on this CPU for @ns ns;
  *			start the timer that calls intel_bts_cpu_unthrottle()
  *			then (NMI context: through an irq_work)
+ * @drain_later:	stream mode: call intel_bts_cpu_drain_work() on this
+ *			CPU from hard IRQ context once the NMI has returned
+ *			and the CPU takes interrupts (NMI context: an
+ *			irq_work)
  * bts-series: end
  *
  * The real implementations are one line each; the KUnit tests supply a
@@ -175,6 +180,7 @@ struct intel_bts_hw {
 	void (*pmi_settle)(void);
 	u64 (*clock)(void);
 	void (*throttle)(u64 ns);
+	void (*drain_later)(void);
 	/* bts-series: end */
 };
 
@@ -217,6 +223,9 @@ struct intel_bts_ds_fields {
 /* bts-series: from intel-kexec */
 #define INTEL_BTS_STOP_SLEEP	BIT(5)	/* suspend, hibernation, kexec jump */
 /* bts-series: end */
+/* bts-series: from intel-stream */
+#define INTEL_BTS_STOP_DRAIN	BIT(6)	/* stream mode: hands records over */
+/* bts-series: end */
 
 /**
  * struct intel_bts_cpu - one CPU's state
@@ -241,12 +250,15 @@ struct intel_bts_ds_fields {
  *		branch between user and kernel mode is cleared when read
  * bts-series: end
  * bts-series: from intel-stream
- * @owed:	stream mode: ns of time outside the drain this CPU owes its
- *		budget (intel_bts_budget_owed())
- * @last_drain:	stream mode: when the last handler that drained ended
- *		(@clock)
- * @pmi_start:	stream mode: when the running handler's drain began
- * @pmi_drained: stream mode: the running handler has drained
+ * @owed:	stream mode: ns of time outside stream mode's work this CPU
+ *		owes its budget (intel_bts_budget_owed())
+ * @last_drain:	stream mode: when the last work charged to the budget
+ *		ended (@clock)
+ * @pmi_start:	stream mode: when the running handler asked for a drain
+ * @pmi_drained: stream mode: the running handler found the threshold
+ *		reached and asked for a drain
+ * @drain_pending: stream mode: a drain was asked for and has not run yet;
+ *		meanwhile the threshold is intel_bts_stream_late()'s
  * bts-series: end
  *
  * Written only on the CPU itself, with IRQs off; read by that CPU's NMIs.
@@ -274,6 +286,7 @@ struct intel_bts_cpu {
 	u64 last_drain;
 	u64 pmi_start;
 	bool pmi_drained;
+	bool drain_pending;
 	/* bts-series: end */
 };
 
@@ -427,6 +440,15 @@ static void intel_bts_throttle_work_fn(struct irq_work *work)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/* Runs intel_bts_drain_work_fn(), defined with the source's state. */
+static DEFINE_PER_CPU(struct irq_work, intel_bts_drain_work);
+
+/* NMI context: a hard irq_work, run once the CPU takes interrupts. */
+static notrace void intel_bts_hw_drain_later(void)
+{
+	irq_work_queue(this_cpu_ptr(&intel_bts_drain_work));
+}
+
 /* bts-series: end */
 /* bts-series: from intel-why */
 /**
@@ -484,6 +506,7 @@ static const struct intel_bts_hw intel_bts_real_hw = {
 	.pmi_settle	= intel_bts_hw_pmi_settle,
 	.clock		= intel_bts_hw_clock,
 	.throttle	= intel_bts_hw_throttle,
+	.drain_later	= intel_bts_hw_drain_later,
 	/* bts-series: end */
 };
 
@@ -637,20 +660,53 @@ static u64 intel_bts_ctl_bits(unsigned int arm_flags)
  * @nr: records in the buffer
  *
  * Room for the branches the CPU takes between the record that raises the
- * BTS interrupt and the moment the handler stops BTS: the NMI entry, the
- * NMI handlers that run before this one, and all of an NMI that was
- * running when the interrupt came (NMIs do not nest). The kernel's own
- * "NMI handler took too long" message, printed from NMI context, takes
- * over 500 branches (measured); perf's intel_bts keeps 170 records free.
- * Half the buffer: on the 2730-record buffer, one interrupt every 1365
- * records. A buffer that fills anyway drops what comes next (BTINT set:
- * no wrap), and the stream counts it (see the drain).
+ * BTS interrupt and the drain: the NMI entry up to its first handler,
+ * the end of an NMI that was running when the interrupt came (NMIs do not
+ * nest), and everything from the NMI's return to the drain's irq_work,
+ * which runs at once when the interrupted code takes interrupts and
+ * otherwise when it next turns them on (the branches of a region with
+ * interrupts off). perf's intel_bts keeps 170 records free. Three
+ * quarters of the buffer: on the 2730-record buffer, one interrupt at
+ * record 682, and 2048 branches of room, of which the last 341 are kept
+ * for a late drain's NMI (intel_bts_stream_late()). With half the buffer
+ * the emulated CPU lost records before the irq_work ran. A buffer that
+ * fills anyway drops what comes next (BTINT set: no wrap), and the
+ * stream counts it (see the drain).
  *
  * Return: free records, at least one.
  */
 static unsigned int intel_bts_stream_free(unsigned int nr)
 {
-	return max(nr - nr / 2, 1U);
+	return max(nr - nr / 4, 1U);
+}
+
+/* Stream mode's interrupt threshold, as an address in the buffer. */
+static notrace u64 intel_bts_stream_threshold(const struct intel_bts_cpu *c)
+{
+	return c->ds->bts_buffer_base +
+	       (u64)(c->nr - intel_bts_stream_free(c->nr)) *
+	       INTEL_BTS_RECORD_SIZE;
+}
+
+/**
+ * intel_bts_stream_late - the threshold while a drain is pending
+ * @c: this CPU's state, armed in stream mode
+ *
+ * The drain the BTS interrupt queues runs when the interrupted code takes
+ * interrupts. Code that keeps them off longer than the room above the
+ * threshold holds (a hard IRQ handler, a console driver polling its
+ * UART) would fill the buffer: at this second threshold, an eighth of
+ * the buffer below its end (341 of 2730 records, twice what perf's
+ * intel_bts keeps free), the interrupt comes again and that NMI drains
+ * the buffer itself. The room left is for the NMI's entry up to its
+ * first handler, where BTS stops.
+ *
+ * Return: the address.
+ */
+static notrace u64 intel_bts_stream_late(const struct intel_bts_cpu *c)
+{
+	return c->ds->bts_buffer_base +
+	       (u64)(c->nr - max(c->nr / 8, 1U)) * INTEL_BTS_RECORD_SIZE;
 }
 
 /*
@@ -791,13 +847,13 @@ static int intel_bts_cpu_arm(const struct intel_bts *bts,
 	/* bts-series: from intel-stream */
 	c->stream = bts->arm_flags & BTS_ARM_STREAM;
 	if (c->stream)
-		ds->bts_interrupt_threshold = ds->bts_absolute_maximum -
-			(u64)intel_bts_stream_free(c->nr) * INTEL_BTS_RECORD_SIZE;
+		ds->bts_interrupt_threshold = intel_bts_stream_threshold(c);
 	c->prev_end = 0;
 	c->drained = false;
 	c->owed = 0;
 	c->last_drain = hw->clock();
 	c->pmi_drained = false;
+	c->drain_pending = false;
 	/* bts-series: end */
 	/* The DS fields and the cleared buffer before BTS goes on (bts.c). */
 	wmb();
@@ -868,12 +924,18 @@ static notrace void intel_bts_clear_user(const struct intel_bts_cpu *c,
  * @bts:	the source
  * @c:		this CPU's state, armed in stream mode
  *
- * On the CPU, with BTS stopped there, from perf's PMI handler or (the
- * index below the threshold, so that no interrupt is on its way) from the
- * disarm, never interrupted by another drain of the CPU. Hands the
- * records from the base to the index over, oldest first, straight from
- * the buffer (the slots below the index are not written again until it
- * moves), then moves the index back to the base.
+ * On the CPU, IRQs off, with BTS stopped there: from the drain's irq_work
+ * (intel_bts_cpu_drain_work()), from perf's PMI handler when that drain is
+ * late, or, the index below the threshold so that no interrupt is on its
+ * way, from the disarm. An NMI does not drain while the irq_work's drain
+ * holds BTS stopped (INTEL_BTS_STOP_DRAIN): no drain interrupts another.
+ * Hands the records from the base to the index over, oldest first,
+ * straight from the buffer (the slots below the index are not written
+ * again until it moves), then moves the index back to the base: after
+ * the end of this round is noted, so that
+ * a capture NMI reading the buffer at any point between finds the window
+ * intel_bts_cpu_read() expects (the round's records below the index, or
+ * none below it and the round above).
  *
  * With BTINT set the CPU does not wrap: at the absolute maximum it drops
  * every further record until the index moves. An index found there means
@@ -899,9 +961,10 @@ static notrace void intel_bts_cpu_drain(const struct intel_bts *bts,
 	intel_bts_clear_user(c, c->recs, pos);
 	bts->emit(c->recs, pos, 0, false);
 	bts->emit(NULL, 0, lost, false);
+	WRITE_ONCE(c->prev_end, pos);
+	WRITE_ONCE(c->drained, true);
+	barrier();
 	WRITE_ONCE(ds->bts_index, base);
-	c->prev_end = pos;
-	c->drained = true;
 }
 
 /* Has the index reached the interrupt threshold (stream mode)? */
@@ -921,32 +984,62 @@ static notrace bool intel_bts_cpu_at_threshold(const struct intel_bts_cpu *c)
  * BTS is stopped for the whole handler (until intel_bts_cpu_nmi_exit(),
  * after perf has unmasked the LVT entry), so that no branch is recorded
  * while the entry is masked: a threshold crossing then would raise no
- * interrupt ever. Then, if the index has reached the threshold, the
- * buffer is drained: whether this NMI is the BTS interrupt or not (a
- * crossing during the entry of any NMI is caught here). There is no
- * status bit for BTS; perf's own intel_bts decides the same way. The
- * handler's time, from here to its end, is charged to the budget there.
+ * interrupt ever. Then, if the index has reached the threshold, a drain
+ * is asked for: whether this NMI is the BTS interrupt or not (a crossing
+ * during the entry of any NMI is caught here). There is no status bit
+ * for BTS; perf's own intel_bts decides the same way.
  *
- * A CPU frozen by a dump or capture (with IRQs off, which does not block
- * NMIs) is drained too: the drain does not touch the records, it only
- * moves the index, and BTS stays off until the thaw.
+ * The NMI does constant work: it moves the threshold up to
+ * intel_bts_stream_late() and queues the drain, intel_bts_cpu_drain_work(),
+ * which hands the records over from hard IRQ context. So perf's handler,
+ * whose time perf counts against kernel.perf_event_max_sample_rate, costs
+ * what it costs without bts, and the branches the CPU takes until the
+ * drain runs go to the room above the threshold. Only if that room runs
+ * out first (interrupts off all that time) does the NMI at the second
+ * threshold drain the buffer itself, as no record may be lost: then the
+ * queued drain finds nothing to do. So does an NMI that finds the index
+ * past the second threshold already (no crossing of it would come), but
+ * not one that interrupts the drain itself. A late drain runs here, with
+ * perf's counters disabled, and perf times it: in the NMI's last handler,
+ * after perf has enabled its counters again, they counted the drain, and
+ * a counter that overflowed twice before the NMI returned lost a sample
+ * (the emulated CPU lost 54 of 13,011 overflows of one event that way).
+ * The handler's time, from here to its end, is charged to the budget
+ * there; the drain's time, in the drain.
  *
- * Return: 0 when nothing was drained; 2 when it was: the interrupt of a
- * crossing during this NMI may be latched behind it, and the NMI code
+ * Return: 0 when no drain was asked for; 2 when one was: the interrupt of
+ * a crossing during this NMI may be latched behind it, and the NMI code
  * swallows a back-to-back unknown NMI after a handler that handled more
  * than one event (arch/x86/kernel/nmi.c).
  */
 static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
 					   struct intel_bts_cpu *c)
 {
+	struct debug_store *ds;
+
 	if (!READ_ONCE(c->armed) || !c->stream)
 		return 0;
 	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_PMI);
 	if (!intel_bts_cpu_at_threshold(c))
 		return 0;
+	/* the drain runs, interrupted here: it hands these records over */
+	if (atomic_read(&c->stop) & INTEL_BTS_STOP_DRAIN)
+		return 2;
 	c->pmi_start = bts->hw->clock();
 	c->pmi_drained = true;
-	intel_bts_cpu_drain(bts, c);
+	ds = c->ds;
+	if (c->drain_pending ||
+	    READ_ONCE(ds->bts_index) >= intel_bts_stream_late(c)) {
+		/* the drain, or this interrupt, is late: the room is nearly gone */
+		intel_bts_cpu_drain(bts, c);
+		WRITE_ONCE(ds->bts_interrupt_threshold,
+			   intel_bts_stream_threshold(c));
+		WRITE_ONCE(c->drain_pending, false);
+		return 2;
+	}
+	WRITE_ONCE(ds->bts_interrupt_threshold, intel_bts_stream_late(c));
+	WRITE_ONCE(c->drain_pending, true);
+	bts->hw->drain_later();
 	return 2;
 }
 
@@ -963,7 +1056,8 @@ static notrace int intel_bts_cpu_pmi_enter(const struct intel_bts *bts,
  * code does in between is not recorded: above all the kernel's "NMI
  * handler took too long" message, formatted in NMI context after each
  * handler that set a new record, some 1500 branches each, more than the
- * 1365 records of room above the threshold. Printed before perf's
+ * room a late drain's NMI has (and than the 1365 records of room above
+ * the threshold when every drain was in the NMI). Printed before perf's
  * handler, after a threshold crossing, it filled the buffer before the
  * drain; two printed after it, from a drained buffer, filled it before
  * the NMI returned. On silicon an SMI inside a handler is enough to make
@@ -977,27 +1071,30 @@ static notrace void intel_bts_cpu_nmi_enter(const struct intel_bts *bts,
 }
 
 /**
- * intel_bts_cpu_charge - charge a handler that drained to the budget
+ * intel_bts_cpu_charge - charge stream mode's work to the budget
  * @bts:	the source
  * @c:		this CPU's state
+ * @t0:		when the work began (@clock)
+ * @t1:		when it ended
  *
- * NMI context, at the end of perf's PMI handler. All of the handler's
- * time from the drain on is charged (perf's own work in the handler
- * included: the CPU spent it because bts streams), and the time since the
- * last such handler ended pays the debt off. Past the budget the BUDGET
- * reason is taken before the handler's own is dropped, so that BTS stays
- * off until the throttle timer's end of the pause.
+ * NMI context, at the end of perf's PMI handler that asked for a drain
+ * (from the moment it did: perf's own work in the handler included, the
+ * CPU spent it because bts streams), or hard IRQ context, at the end of
+ * the drain. The time since the last charged work ended pays the debt
+ * off. Past the budget the BUDGET reason is taken before the caller's own
+ * is dropped, so that BTS stays off until the throttle timer's end of the
+ * pause. The two never nest: an NMI that interrupts the drain leaves the
+ * records to it.
  */
 static notrace void intel_bts_cpu_charge(const struct intel_bts *bts,
-					 struct intel_bts_cpu *c)
+					 struct intel_bts_cpu *c, u64 t0, u64 t1)
 {
 	unsigned int pct = READ_ONCE(intel_bts_stream_budget);
-	u64 t0 = c->pmi_start, t1 = bts->hw->clock();
 
-	c->pmi_drained = false;
 	if (pct && pct < 100) {
-		c->owed = intel_bts_budget_owed(c->owed, t0 - c->last_drain,
-						t1 - t0, pct);
+		u64 ran = t0 > c->last_drain ? t0 - c->last_drain : 0;
+
+		c->owed = intel_bts_budget_owed(c->owed, ran, t1 - t0, pct);
 		if (c->owed > INTEL_BTS_BUDGET_SLACK_NS) {
 			/* BTS stays off; the timer starts it */
 			atomic_or(INTEL_BTS_STOP_BUDGET, &c->stop);
@@ -1036,14 +1133,55 @@ static notrace void intel_bts_cpu_unthrottle(const struct intel_bts *bts,
  * @c:		this CPU's state
  *
  * NMI context, the last thing intel_pmu_handle_irq() does: charge a
- * handler that drained to the budget. BTS stays off until the NMI's last
- * handler, intel_bts_cpu_nmi_exit().
+ * handler that asked for a drain, or drained, to the budget. BTS stays
+ * off until the NMI's last handler, intel_bts_cpu_nmi_exit().
  */
 static notrace void intel_bts_cpu_pmi_exit(const struct intel_bts *bts,
 					   struct intel_bts_cpu *c)
 {
-	if (c->pmi_drained)
-		intel_bts_cpu_charge(bts, c);
+	if (c->pmi_drained) {
+		c->pmi_drained = false;
+		intel_bts_cpu_charge(bts, c, c->pmi_start, bts->hw->clock());
+	}
+}
+
+/**
+ * intel_bts_cpu_drain_work - the drain the BTS interrupt asked for
+ * @bts:	the source
+ * @c:		this CPU's state
+ *
+ * Hard IRQ context, on the CPU: the irq_work that intel_bts_cpu_pmi_enter()
+ * queued, run once the NMI has returned and the CPU takes interrupts. BTS
+ * went on again at the NMI's end and kept recording into the room above
+ * the threshold; here it is stopped while the records are handed over
+ * (a capture NMI meanwhile reads them in place: the drain moves the index
+ * only), the threshold is set back, the drain's time is charged to the
+ * budget, and BTS starts again unless another reason holds it. Nothing if
+ * the CPU was disarmed since (the disarm drained it), armed anew (a
+ * stale work: nothing pending), or drained by an NMI at the second
+ * threshold (intel_bts_stream_late()), also between the test and the
+ * stop below.
+ */
+static notrace void intel_bts_cpu_drain_work(const struct intel_bts *bts,
+					     struct intel_bts_cpu *c)
+{
+	u64 t0;
+
+	if (!READ_ONCE(c->armed) || !c->stream || !c->drain_pending)
+		return;
+	t0 = bts->hw->clock();
+	intel_bts_cpu_stop(bts, c, INTEL_BTS_STOP_DRAIN);
+	/* an NMI at the second threshold may have drained it meanwhile */
+	if (!READ_ONCE(c->drain_pending)) {
+		intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_DRAIN);
+		return;
+	}
+	intel_bts_cpu_drain(bts, c);
+	WRITE_ONCE(c->ds->bts_interrupt_threshold,
+		   intel_bts_stream_threshold(c));
+	c->drain_pending = false;
+	intel_bts_cpu_charge(bts, c, t0, bts->hw->clock());
+	intel_bts_cpu_start(bts, c, INTEL_BTS_STOP_DRAIN);
 }
 
 /**
@@ -1082,8 +1220,9 @@ static notrace void intel_bts_cpu_nmi_exit(const struct intel_bts *bts,
  * IRQs off, on the CPU. Stops BTS.
  * bts-series: from intel-stream
  * In stream mode it lets the interrupt of a buffer past the threshold
- * come and drain it (a drain here would leave it to arrive with nobody to
- * claim it), then hands the rest over.
+ * come (a drain here would leave it to arrive with nobody to claim it),
+ * then hands everything over itself, a drain that interrupt or an earlier
+ * one queued included: that drain finds the CPU disarmed.
  * bts-series: end
  * Clears all five bits this file owns and writes perf's four DS BTS
  * fields back exactly as they were at arm time.
@@ -1122,6 +1261,8 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
 	/* bts-series: from intel-stream */
 	if (c->stream)
 		intel_bts_cpu_drain(bts, c);
+	/* a drain still queued finds the CPU disarmed */
+	c->drain_pending = false;
 	/* bts-series: end */
 	/* bts-series: until intel-kexec */
 	atomic_set(&c->stop, 0);
@@ -1145,7 +1286,7 @@ static void intel_bts_cpu_disarm(const struct intel_bts *bts,
  * reach them (an NMI in between only moves the depth, or freezes the
  * source itself when it lands inside the outer freeze).
  * bts-series: from intel-stream
- * Neither drains: the BTS interrupt does, in perf's PMI handler.
+ * Neither drains: the drain the BTS interrupt queues does.
  * bts-series: end
  */
 static notrace void intel_bts_cpu_freeze(const struct intel_bts *bts,
@@ -1222,9 +1363,11 @@ static notrace void intel_bts_cpu_resume(const struct intel_bts *bts,
  * In stream mode the buffer does not wrap: the records below the index
  * are the newest, and above it, up to where the last drain ended, lie the
  * ones just before them (already streamed, not yet overwritten). The
- * window is partial until the first drain. A BTS interrupt that drains
- * while this copies (a freeze with IRQs off does not block NMIs) moves
- * only the index: the records stay as they are until the thaw.
+ * window is partial until the first drain. While a drain is pending, BTS
+ * records on above the threshold: still the slots below the index. A
+ * drain moves only the index (this copies with IRQs off, which keeps the
+ * drain's irq_work out; a capture NMI that lands inside a drain finds the
+ * window the drain's order of writes keeps valid).
  * bts-series: end
  *
  * No locks, no allocation: NMI and oops safe.
@@ -1463,6 +1606,17 @@ static enum hrtimer_restart intel_bts_throttle_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The drain the BTS interrupt asked for (intel_bts_hw_drain_later()).
+ * Hard IRQ context, on the CPU that queued it: a hard irq_work runs where
+ * it was queued, and one queued on a CPU going offline runs there before
+ * it is gone (after the offline callback disarmed it: nothing to do).
+ */
+static notrace void intel_bts_drain_work_fn(struct irq_work *work)
+{
+	intel_bts_cpu_drain_work(&intel_bts, this_cpu_ptr(&intel_bts_cpus));
+}
+
 /* bts-series: end */
 static DEFINE_MUTEX(intel_bts_mutex);
 static int intel_bts_hp_state;	/* cpuhp state while armed, else 0 */
@@ -1661,6 +1815,7 @@ static void intel_bts_disarm(void)
 		/* bts-series: from intel-stream */
 		/* no budget pause outlives the arming it belongs to */
 		for_each_possible_cpu(cpu) {
+			irq_work_sync(per_cpu_ptr(&intel_bts_drain_work, cpu));
 			irq_work_sync(per_cpu_ptr(&intel_bts_throttle_work, cpu));
 			hrtimer_cancel(per_cpu_ptr(&intel_bts_throttle_timer, cpu));
 		}
@@ -1867,6 +2022,8 @@ static int __init intel_bts_init(void)
 
 		per_cpu(intel_bts_throttle_work, cpu) =
 			IRQ_WORK_INIT_HARD(intel_bts_throttle_work_fn);
+		per_cpu(intel_bts_drain_work, cpu) =
+			IRQ_WORK_INIT_HARD(intel_bts_drain_work_fn);
 		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		t->function = intel_bts_throttle_fn;
 	}

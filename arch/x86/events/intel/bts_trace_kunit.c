@@ -93,6 +93,16 @@
  *		records (how long the stream's writes take), @perf_ns by
  *		perf's part of each PMI handler
  * @throttle_ns: the pause the budget last asked for; @throttles, how many
+ * @in_nmi:	the source's NMI hooks are running (model_pmi_enter() to
+ *		model_pmi_exit())
+ * @nmi_emits:	emit calls made there, with records or a loss
+ * @perf_t0:	@now when perf's PMI handler began
+ * @perf_longest: the longest a PMI handler took, by @now, as
+ *		perf_event_nmi_handler() times it for perf_sample_event_took()
+ * @irqs_off:	the code an NMI interrupts has interrupts off: an irq_work
+ *		it queued waits until the test turns them on
+ * @drain_queued: the drain's irq_work is queued (irq_work_queue() of a
+ *		queued work queues nothing); @drains_queued, how often
  */
 struct intel_bts_model {
 	bool meltdown, ctl_works, bts, dtes64, dscpl, pmu_bts, bts_active;
@@ -118,6 +128,9 @@ struct intel_bts_model {
 	bool nmi_before;
 	u64 now, emit_ns, perf_ns, throttle_ns;
 	unsigned int throttles;
+	bool in_nmi, irqs_off, drain_queued;
+	unsigned int nmi_emits, drains_queued;
+	u64 perf_t0, perf_longest;
 };
 
 static struct intel_bts_model *model;
@@ -262,6 +275,12 @@ static void model_throttle(u64 ns)
 	model->throttles++;
 }
 
+static void model_drain_later(void)
+{
+	model->drain_queued = true;
+	model->drains_queued++;
+}
+
 static void model_pmi_unmask(void)
 {
 	model->lvtpc_masked = false;
@@ -279,6 +298,8 @@ static void model_emit(const struct bts_record *recs, unsigned int n,
 		model->emit_nested = NULL;
 		nested();
 	}
+	if (model->in_nmi && (n || lost))
+		model->nmi_emits++;
 	model->emit_lost += lost;
 	if (paused)
 		model->emit_paused += lost;
@@ -309,6 +330,7 @@ static const struct intel_bts_hw intel_bts_model_hw = {
 	.pmi_settle	= model_pmi_settle,
 	.clock		= model_clock,
 	.throttle	= model_throttle,
+	.drain_later	= model_drain_later,
 };
 
 /* The addresses of branch number @i. */
@@ -474,14 +496,33 @@ static void expect_branches(struct kunit *test, const struct bts_record *out,
 /* The source's hooks in perf's PMI handler, on entry and on exit. */
 static int model_pmi_enter(struct intel_bts_test *t)
 {
+	model->in_nmi = true;
+	model->perf_t0 = model->now;
 	return intel_bts_cpu_pmi_enter(&t->bts, &t->c);
 }
 
-/* The end of perf's handler, then the NMI's last handler. */
+/* The drain's irq_work runs, if queued and the CPU takes interrupts. */
+static void model_irq_work(struct intel_bts_test *t)
+{
+	if (!model->drain_queued || model->irqs_off)
+		return;
+	model->drain_queued = false;
+	intel_bts_cpu_drain_work(&t->bts, &t->c);
+}
+
+/*
+ * The end of perf's handler, then the NMI's last handler; then the NMI
+ * returns, and an irq_work it queued runs unless interrupts are off.
+ */
 static void model_pmi_exit(struct intel_bts_test *t)
 {
+	model->in_nmi = true;
 	intel_bts_cpu_pmi_exit(&t->bts, &t->c);
+	model->perf_longest = max(model->perf_longest,
+				  model->now - model->perf_t0);
 	intel_bts_cpu_nmi_exit(&t->bts, &t->c);
+	model->in_nmi = false;
+	model_irq_work(t);
 }
 
 /*
@@ -1306,8 +1347,10 @@ static struct kunit_suite intel_bts_perf_suite = {
 
 #define CTL_STREAM	(DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS | DEBUGCTLMSR_BTINT | \
 			 DEBUGCTLMSR_BTS_OFF_USR)
-/* The interrupt threshold of the model's buffer, in records: 4 of 8. */
-#define MODEL_THR	(MODEL_NR / 2)
+/* The interrupt threshold of the model's buffer, in records: 2 of 8. */
+#define MODEL_THR	(MODEL_NR / 4)
+/* The second threshold, while a drain is pending: 7 of 8. */
+#define MODEL_LATE	(MODEL_NR - MODEL_NR / 8)
 
 /* The records handed to the stream are branches @first, @first + 1, ... */
 static void expect_emitted(struct kunit *test, unsigned int count,
@@ -1331,8 +1374,8 @@ static void intel_bts_stream_arm_sets_btint_and_threshold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, t->c.stream);
 	/* the LVT entry is masked after INIT until perf programs it */
 	KUNIT_EXPECT_EQ(test, model->unmasks, 1);
-	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(2730), 1365);
-	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(7), 4);
+	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(2730), 2048);
+	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(7), 6);
 	KUNIT_EXPECT_EQ(test, intel_bts_stream_free(1), 1);
 }
 
@@ -1366,20 +1409,193 @@ static void intel_bts_stream_pmi_drains_every_record_in_order(struct kunit *test
 
 /*
  * The BTS interrupt of a buffer at the threshold, through perf's handler:
- * the entry hook drains it and leaves BTS off, the rest of the NMI is not
- * recorded, and the exit hook (after perf's ack) starts BTS again.
+ * the entry hook asks for a drain and leaves BTS off, the rest of the NMI
+ * is not recorded, the exit hook (after perf's ack) starts BTS again, and
+ * the drain hands the records over after the NMI.
  */
 static void expect_pmi_off_then_on(struct kunit *test, struct intel_bts_test *t)
 {
 	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
-	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
 			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
 	model_run(100, 3 * MODEL_NR);
-	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base +
+			MODEL_THR * sizeof(struct bts_record));
 	model->lvtpc_masked = false;
 	model_pmi_exit(t);
+	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+}
+
+/*
+ * The BTS interrupt does constant work: it hands nothing to the stream
+ * (perf counts its handler's time against its sample rate). BTS goes on
+ * again when the NMI ends and records on above the threshold without a
+ * second interrupt, here for as long as the interrupted code keeps
+ * interrupts off; a capture meanwhile reads all of it; the drain, an
+ * irq_work, runs once the CPU takes interrupts and hands everything over
+ * in order, none lost; and the threshold works again after it.
+ */
+static void intel_bts_stream_nmi_hands_nothing_over(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	struct bts_record out[MODEL_NR];
+	enum bts_window w;
+
+	model->irqs_off = true;
+	model_run(0, MODEL_THR);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 0);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_interrupt_threshold,
+			model->ds->bts_buffer_base +
+			MODEL_LATE * sizeof(struct bts_record));
+	/* up to the second threshold, one record short */
+	model_run(MODEL_THR, MODEL_LATE - MODEL_THR - 1);
+	KUNIT_EXPECT_EQ(test, model->pmis, 1);
+	KUNIT_EXPECT_FALSE(test, model_nmi(t));
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), MODEL_LATE - 1);
+	expect_branches(test, out, MODEL_LATE - 1, 0);
+	model->irqs_off = false;
+	model_irq_work(t);
+	expect_emitted(test, MODEL_LATE - 1, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 0);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model_run(100, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->pmis, 2);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_LATE - 1 + MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 0);
+	KUNIT_EXPECT_EQ(test, model->drains_queued, 2);
+}
+
+/* An NMI of another source on the CPU nmi_victim is (perf's handler runs). */
+static void model_other_nmi(void)
+{
+	model_nmi(nmi_victim);
+}
+
+/*
+ * An NMI that lands in the drain, with the index past the second
+ * threshold (reached while the LVT entry was masked: no interrupt of its
+ * own), leaves the records to the drain it interrupted: each is handed
+ * over once, after the NMI, and the history's round ends where it did.
+ */
+static void intel_bts_stream_nmi_in_the_drain_leaves_it_the_records(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+
+	model->irqs_off = true;
+	model_run(0, MODEL_THR);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	model->lvtpc_masked = true;
+	model_run(MODEL_THR, MODEL_LATE - MODEL_THR);
+	model->lvtpc_masked = false;
+	KUNIT_EXPECT_EQ(test, model->pmis, 1);
+	model->irqs_off = false;
+	/* right after the drain's first DEBUGCTL write, which stops BTS */
+	nmi_victim = t;
+	model->nmi = model_other_nmi;
+	model->nmi_at = model->ctl_writes + 1;
+	model_irq_work(t);
+	KUNIT_EXPECT_NULL(test, model->nmi);	/* it did run */
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 0);
+	expect_emitted(test, MODEL_LATE, 0);
+	KUNIT_EXPECT_EQ(test, t->c.prev_end, MODEL_LATE);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+}
+
+/*
+ * Interrupts off for longer than the room above the threshold holds: at
+ * the second threshold the interrupt comes again and that NMI drains the
+ * buffer itself, none lost, and the drain queued before finds nothing to
+ * do. An NMI too late even for that finds the buffer full: the CPU
+ * dropped records, and one is counted lost.
+ */
+static void intel_bts_stream_late_drain_drains_in_the_nmi(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int i;
+
+	model->irqs_off = true;
+	for (i = 0; i < MODEL_LATE; i++)
+		model_branch_nmi(t, i);
+	KUNIT_EXPECT_EQ(test, model->pmis, 2);
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 1);
+	expect_emitted(test, MODEL_LATE, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model->irqs_off = false;
+	model_irq_work(t);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_LATE);
+	/* the first threshold again, the drain after the NMI again */
+	for (i = 0; i < MODEL_THR; i++)
+		model_branch_nmi(t, 100 + i);
+	KUNIT_EXPECT_EQ(test, model->pmis, 3);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_LATE + MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 1);
+
+	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	model->irqs_off = true;
+	model_run(0, MODEL_THR);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	model_run(MODEL_THR, MODEL_NR + 3);
+	KUNIT_EXPECT_EQ(test, model->dropped, MODEL_THR + 3);
+	KUNIT_EXPECT_TRUE(test, model_nmi(t));
+	expect_emitted(test, MODEL_NR, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 1);
+	model->irqs_off = false;
+	model_irq_work(t);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_NR);
+}
+
+/*
+ * perf times its PMI handler (perf_event_nmi_handler()) and lowers every
+ * perf user's sampling rate when it seems slow: a drain from the irq_work
+ * is not in it, whatever the drain costs. A late drain is, for it runs
+ * in perf's handler while perf's counters are disabled (after it they
+ * would count the drain, and lose samples), and its time is charged to
+ * the budget.
+ */
+static void intel_bts_stream_perf_times_only_a_late_drain(struct kunit *test)
+{
+	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
+	unsigned int i;
+
+	model->perf_ns = 10;
+	model->emit_ns = 1000;
+	/* a drain from the irq_work */
+	for (i = 0; i < MODEL_THR; i++)
+		model_branch_nmi(t, i);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR);
+	KUNIT_EXPECT_EQ(test, model->perf_longest, 10);
+	/* a late one, from the NMI at the second threshold */
+	model->irqs_off = true;
+	for (i = 0; i < MODEL_LATE; i++)
+		model_branch_nmi(t, 100 + i);
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 1);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR + MODEL_LATE);
+	KUNIT_EXPECT_EQ(test, model->perf_longest, 10 + model->emit_ns);
+	KUNIT_EXPECT_EQ(test, t->c.last_drain, model->now);
+	/* an NMI of something else while a drain is pending leaves it be */
+	for (i = 0; i < MODEL_THR; i++)
+		model_branch_nmi(t, 200 + i);
+	KUNIT_EXPECT_FALSE(test, model_nmi(t));
+	KUNIT_EXPECT_EQ(test, model->nmi_emits, 1);
+	KUNIT_EXPECT_EQ(test, model->nemitted, MODEL_THR + MODEL_LATE);
+	model->irqs_off = false;
+	model->perf_longest = 0;
+	model_irq_work(t);
+	KUNIT_EXPECT_EQ(test, model->perf_longest, 0);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 2 * MODEL_THR + MODEL_LATE);
 }
 
 static void intel_bts_stream_bts_stays_off_until_the_last_handler(struct kunit *test)
@@ -1438,18 +1654,22 @@ static void intel_bts_stream_nmi_enter_stops_bts_until_perf(struct kunit *test)
 	/* the NMI code's message, between the handlers */
 	model_run(100, MODEL_NR);
 	KUNIT_EXPECT_EQ(test, model->dropped, 0);
-	/* perf's handler drains; BTS stays off after it */
+	/* perf's handler asks for the drain; BTS stays off after it */
 	KUNIT_EXPECT_TRUE(test, model_pmi_enter(t));
 	model->lvtpc_masked = false;
 	intel_bts_cpu_pmi_exit(&t->bts, &t->c);
-	expect_emitted(test, MODEL_THR, 0);
-	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
 	/* the messages about two handlers after perf's: not recorded */
 	model_run(200, 2 * MODEL_NR);
-	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base);
-	/* the NMI's last handler starts BTS again */
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base +
+			MODEL_THR * sizeof(struct bts_record));
+	/* the NMI's last handler starts BTS again; the drain follows */
 	intel_bts_cpu_nmi_exit(&t->bts, &t->c);
+	model->in_nmi = false;
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model_irq_work(t);
+	expect_emitted(test, MODEL_THR, 0);
+	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
 	KUNIT_EXPECT_EQ(test, model->dropped, 0);
 	/* an NMI of a CPU not streaming changes nothing */
 	intel_bts_cpu_disarm(&t->bts, &t->c);
@@ -1484,10 +1704,10 @@ static void intel_bts_stream_other_nmis_are_not_claimed(struct kunit *test)
 
 /*
  * A freeze with IRQs off (a dump) does not block NMIs: the interrupt that
- * comes meanwhile drains at once (the records are not touched, only the
- * index moves), and BTS stays off until the thaw.
+ * comes meanwhile asks for a drain, BTS stays off until the thaw, and the
+ * drain runs when the dump turns interrupts on again.
  */
-static void intel_bts_stream_pmi_while_frozen_drains_at_once(struct kunit *test)
+static void intel_bts_stream_pmi_while_frozen_drains_after(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 	struct bts_record out[MODEL_NR];
@@ -1495,15 +1715,19 @@ static void intel_bts_stream_pmi_while_frozen_drains_at_once(struct kunit *test)
 
 	model_run(0, 6);
 	KUNIT_EXPECT_TRUE(test, model->pmi_pending);
+	model->irqs_off = true;
 	intel_bts_cpu_freeze(&t->bts, &t->c);
 	KUNIT_EXPECT_TRUE(test, model_nmi(t));
-	expect_emitted(test, 6, 0);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
 			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
 	KUNIT_ASSERT_EQ(test, intel_bts_cpu_read(&t->c, out, MODEL_NR, &w), 6);
 	expect_branches(test, out, 6, 0);
 	intel_bts_cpu_thaw(&t->bts, &t->c);
-	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
+	model->irqs_off = false;
+	model_irq_work(t);
+	expect_emitted(test, 6, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
 	model_branch_nmi(t, 6);
 	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
@@ -1560,24 +1784,22 @@ static void intel_bts_stream_read_spans_the_last_drain(struct kunit *test)
 	enum bts_window w;
 	unsigned int i;
 
-	for (i = 0; i < 6; i++)
+	BUILD_BUG_ON(MODEL_THR != 2);
+	for (i = 0; i < 3; i++)
 		model_branch_nmi(t, i);
-	expect_emitted(test, 4, 0);
-	/* slots 0, 1 hold 4, 5; slots 2, 3 still 2, 3: streamed, kept */
-	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 4);
+	expect_emitted(test, 2, 0);
+	/* slot 0 holds 2; slot 1 still 1: streamed, kept */
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 2);
 	KUNIT_EXPECT_EQ(test, w, BTS_WINDOW_WRAPPED);
-	expect_branches(test, out, 4, 2);
-	KUNIT_ASSERT_EQ(test, model_read(t, out, 3, &w), 3);
-	expect_branches(test, out, 3, 3);
+	expect_branches(test, out, 2, 1);
 	KUNIT_ASSERT_EQ(test, model_read(t, out, 1, &w), 1);
-	expect_branches(test, out, 1, 5);
+	expect_branches(test, out, 1, 2);
 	/* past the last drain's end: only the records since */
-	for (i = 6; i < 8; i++)
-		model_branch_nmi(t, i);
-	expect_emitted(test, 8, 0);
-	model_run(8, 5);
-	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 5);
-	expect_branches(test, out, 5, 8);
+	model_branch_nmi(t, 3);
+	expect_emitted(test, 4, 0);
+	model_run(8, 3);
+	KUNIT_ASSERT_EQ(test, model_read(t, out, MODEL_NR, &w), 3);
+	expect_branches(test, out, 3, 8);
 }
 
 /*
@@ -1589,17 +1811,34 @@ static void intel_bts_stream_disarm_takes_the_pmi_on_its_way(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 
-	model_run(0, 7);
+	model_run(0, 6);
 	KUNIT_EXPECT_TRUE(test, model->pmi_pending);
+	/* (the disarm runs with IRQs off: the drain it asks for waits) */
+	model->irqs_off = true;
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 	KUNIT_EXPECT_FALSE(test, model->pmi_pending);
 	KUNIT_EXPECT_EQ(test, model->settles, 1);
 	KUNIT_EXPECT_EQ(test, model->emit_calls, 1);
-	expect_emitted(test, 7, 0);
+	expect_emitted(test, 6, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
+	/* the drain queued meanwhile finds the CPU disarmed */
+	KUNIT_EXPECT_TRUE(test, model->drain_queued);
+	model->irqs_off = false;
+	model_irq_work(t);
+	KUNIT_EXPECT_EQ(test, model->emit_calls, 1);
 	/* any NMI from now on is not this source's */
 	KUNIT_EXPECT_EQ(test, model_nmi(t), 0);
-	KUNIT_EXPECT_EQ(test, model->nemitted, 7);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
+	/* a stale drain that runs after the CPU is armed again: nothing */
+	KUNIT_ASSERT_EQ(test, intel_bts_cpu_arm(&t->bts, &t->c, 0), 0);
+	model_run(20, 2);
+	model->drain_queued = true;
+	model_irq_work(t);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 6);
+	KUNIT_EXPECT_EQ(test, model->ds->bts_index, model->ds->bts_buffer_base +
+			2 * sizeof(struct bts_record));
+	intel_bts_cpu_disarm(&t->bts, &t->c);
+	KUNIT_EXPECT_EQ(test, model->nemitted, 8);
 	/* below the threshold nothing is waited for */
 	t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
 	model_run(0, MODEL_THR - 1);
@@ -1703,8 +1942,8 @@ static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 
 /*
  * The budget is of the whole handler: perf's work in a PMI handler that
- * drained (here a third of a tick, the drain itself nothing) is charged
- * as the drain is.
+ * asked for a drain (here a third of a tick, the drain itself nothing)
+ * is charged as the drain is.
  */
 static void intel_bts_stream_budget_charges_the_whole_handler(struct kunit *test)
 {
@@ -1729,10 +1968,11 @@ static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kun
 	unsigned int save = intel_bts_stream_budget;
 
 	intel_bts_stream_budget = 10;
-	model->emit_ns = 2 * TICK_NSEC;
+	model->perf_ns = 2 * TICK_NSEC;
 	/* at the threshold, its interrupt not delivered yet: then a dump */
 	model_run(0, MODEL_THR);
 	KUNIT_ASSERT_TRUE(test, model->pmi_pending);
+	model->irqs_off = true;
 	intel_bts_cpu_freeze(&t->bts, &t->c);
 	/* the interrupt lands in the thaw, after it read DEBUGCTL */
 	model->nmi = model_deliver_pending;
@@ -1741,6 +1981,12 @@ static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kun
 	intel_bts_cpu_thaw(&t->bts, &t->c);
 	KUNIT_EXPECT_NULL(test, model->nmi);	/* it did run */
 	KUNIT_EXPECT_EQ(test, model->throttles, 1);
+	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
+			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
+	/* the dump turns interrupts on: the drain leaves BTS off too */
+	model->irqs_off = false;
+	model_irq_work(t);
+	expect_emitted(test, MODEL_THR, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS |
 			(CTL_STREAM & ~INTEL_BTS_CTL_RUN));
 	/* the pause ends: on again */
@@ -1781,9 +2027,13 @@ static struct kunit_case intel_bts_stream_cases[] = {
 	KUNIT_CASE(intel_bts_stream_pmi_drains_every_record_in_order),
 	KUNIT_CASE(intel_bts_stream_bts_stays_off_until_the_last_handler),
 	KUNIT_CASE(intel_bts_stream_late_pmi_counts_a_loss),
+	KUNIT_CASE(intel_bts_stream_nmi_hands_nothing_over),
+	KUNIT_CASE(intel_bts_stream_late_drain_drains_in_the_nmi),
+	KUNIT_CASE(intel_bts_stream_perf_times_only_a_late_drain),
+	KUNIT_CASE(intel_bts_stream_nmi_in_the_drain_leaves_it_the_records),
 	KUNIT_CASE(intel_bts_stream_nmi_enter_stops_bts_until_perf),
 	KUNIT_CASE(intel_bts_stream_other_nmis_are_not_claimed),
-	KUNIT_CASE(intel_bts_stream_pmi_while_frozen_drains_at_once),
+	KUNIT_CASE(intel_bts_stream_pmi_while_frozen_drains_after),
 	KUNIT_CASE(intel_bts_stream_thaw_leaves_the_drain_to_the_pmi),
 	KUNIT_CASE(intel_bts_stream_nested_freeze_in_emit_keeps_bts_off),
 	KUNIT_CASE(intel_bts_stream_kernel_only_clears_user_halves),

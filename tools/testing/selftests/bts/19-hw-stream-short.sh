@@ -33,7 +33,7 @@ run() {
 }
 # The kernel's "NMI handler took too long" message is formatted in NMI
 # context, after the handler it names: some 1500 branches, more than the
-# 1365 records of room above the threshold. With nmi_longest_ns 0 every
+# 341 records of room above the late threshold (an NMI that drains). With nmi_longest_ns 0 every
 # handler's slowest run so far prints it, and bts's first NMI handler is
 # registered anew at each arming: the first BTS interrupt after arming
 # prints it before perf's handler drains, and others after. BTS must be

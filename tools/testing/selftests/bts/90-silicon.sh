@@ -237,7 +237,7 @@ else
 		diag "measured: the BTS interrupt (perf_event_nmi_handler, which also handles" \
 			"perf's counter overflows) ran $nmi_n times while streaming; longest" \
 			"$nmi_max ns ($(ratio $nmi_max 1000) us)"
-		# one interrupt per 1365 to 2730 of a CPU's records
+		# one or two interrupts per 682 to 2730 of a CPU's records
 		if [ "$rec" -ge 5460 ]; then
 			[ "$nmi_n" -gt 0 ] && ok "the BTS interrupt ran while streaming ($nmi_n times)" ||
 				not_ok "the BTS interrupt ran while streaming (no perf_event_nmi_handler event for $rec records)"
