@@ -663,6 +663,13 @@ def checkpatch_files():
         bad = [l for l in p.stdout.splitlines()
                if re.search(r": (ERROR|WARNING|CHECK):", l)]
         record(f"host: checkpatch --strict {f}", not bad, " | ".join(bad[:2]))
+        # kernel-doc -Wall: every documented function's parameters and
+        # return value, every member of a documented struct and enum
+        p = subprocess.run(["perl", "scripts/kernel-doc", "-Wall", "-none", f],
+                           cwd=os.path.join(BUILD, "linux"), capture_output=True, text=True)
+        bad = [l for l in (p.stdout + p.stderr).splitlines() if "warning" in l]
+        record(f"host: kernel-doc -Wall {f}", p.returncode == 0 and not bad,
+               " | ".join(bad[:2]) or f"exit {p.returncode}")
 
 
 T0 = time.time()
@@ -976,7 +983,7 @@ def main():
             # the host jobs start before the boots of a test or two (whose
             # limits, their estimates here, are some 300 s): the last jobs
             # to end are then boots of seconds, and the cores end together
-            pool.add("host: checkpatch --strict, the project's kernel files", checkpatch_files,
+            pool.add("host: checkpatch --strict and kernel-doc -Wall, the project's kernel files", checkpatch_files,
                      est=900)
             pool.add("host: series check" + (", built at every patch" if FULL and not DEBUG else ""),
                      series_check, est=900, cores=2 if FULL and not DEBUG else 1)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make lint: checkpatch --strict and a W=1 build of the project's kernel files.
+# make lint: checkpatch --strict, kernel-doc -Wall and a W=1 build of the project's kernel files.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${BUILD:=$top/build}" "${KSRC:=$BUILD/linux}" "${KOBJ:=$BUILD/obj-test}"
@@ -9,6 +9,8 @@ rc=0
 echo "== checkpatch --strict (the files as the test kernel is built from them)"
 (cd "$KSRC" && perl scripts/checkpatch.pl --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $files) || rc=1
+echo "== kernel-doc -Wall"
+(cd "$KSRC" && perl scripts/kernel-doc -Wall -none $files 2>&1) | grep . && rc=1
 echo "== the series (make series): signed off, applies, checkpatch --strict"
 "$top/harness/series-check.sh" "$BUILD/series" | grep -v '^ok' || rc=1
 echo "== W=1"

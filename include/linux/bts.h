@@ -98,6 +98,9 @@ enum bts_window {
  * @BTS_REASON_PANIC:	panic() entry
  * @BTS_REASON_GPF:	kernel #GP (exc_general_protection())
  * @BTS_REASON_WARN:	WARN(), only with the capture-on-WARN option
+ * @BTS_REASON_MAX:	one past the last capture reason
+ * @BTS_REASON_STREAM:	not a capture: a record streamed as it was taken
+ *			(bts_stream_emit()), in the ftrace:bts entry only
  *
  * The values are part of the dump format and of the ftrace:bts entry.
  */

@@ -1408,6 +1408,8 @@ enum bts_fault_state bts_capture_fault(unsigned int cpu,
 
 /**
  * bts_capture_lost - faults seen but not kept (their CPU had kept one)
+ *
+ * Return: how many since boot or the last clear of the captures.
  */
 u64 bts_capture_lost(void)
 {
@@ -1420,6 +1422,8 @@ u64 bts_capture_lost(void)
  * A BUG or #GP trap captured early whose oops never came (a debugger
  * took the trap and returned): dropped when the same context trapped
  * again, or when a panic on its CPU needed the slot.
+ *
+ * Return: how many since boot or the last clear of the captures.
  */
 u64 bts_capture_dropped(void)
 {

@@ -467,7 +467,11 @@ void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n,
 /* bts-series: end */
 
 /**
- * bts_armed_source - the armed source, or NULL. Any context.
+ * bts_armed_source - the source that is armed
+ *
+ * Any context.
+ *
+ * Return: the armed source, or NULL.
  */
 struct bts_source *bts_armed_source(void)
 {
@@ -478,6 +482,8 @@ struct bts_source *bts_armed_source(void)
  * bts_armed_flags - the BTS_ARM_* flags of the armed (or last armed) source
  *
  * Any context.
+ *
+ * Return: the flags.
  */
 unsigned int bts_armed_flags(void)
 {

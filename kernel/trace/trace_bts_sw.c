@@ -108,6 +108,8 @@ unsigned int notrace bts_sw_ring_read(struct bts_sw_ring *ring,
  * return address that is not one). Only the kernel's text mapping and
  * the module area above it hold call instructions; anything below gets
  * @ret - 1 unread. Any context, NMI included.
+ *
+ * Return: the call instruction's address, or @ret - 1.
  */
 unsigned long notrace bts_sw_call_site(unsigned long ret, unsigned long ip)
 {

@@ -89,10 +89,12 @@
  * @nmi_at:	see @nmi
  * @nmi_before:	run @nmi right before write number @nmi_at instead, after
  *		the caller read the value it writes
- * @now:	the model's clock, ns; @emit_ns is added by each emit of
- *		records (how long the stream's writes take), @perf_ns by
- *		perf's part of each PMI handler
- * @throttle_ns: the pause the budget last asked for; @throttles, how many
+ * @now:	the model's clock, ns
+ * @emit_ns:	added to @now by each emit of records (how long the
+ *		stream's writes take)
+ * @perf_ns:	added to @now by perf's part of each PMI handler
+ * @throttle_ns: the pause the budget last asked for
+ * @throttles:	how many pauses it asked for
  * @in_nmi:	the source's NMI hooks are running (model_pmi_enter() to
  *		model_pmi_exit())
  * @nmi_emits:	emit calls made there, with records or a loss
@@ -102,7 +104,8 @@
  * @irqs_off:	the code an NMI interrupts has interrupts off: an irq_work
  *		it queued waits until the test turns them on
  * @drain_queued: the drain's irq_work is queued (irq_work_queue() of a
- *		queued work queues nothing); @drains_queued, how often
+ *		queued work queues nothing)
+ * @drains_queued: how often it was queued
  */
 struct intel_bts_model {
 	bool meltdown, ctl_works, bts, dtes64, dscpl, pmu_bts, bts_active;
