@@ -16,10 +16,13 @@
 #    in the same run;
 #  - the records per second that CPU streamed (bts/stream's counters
 #    around one run of the workload in stream mode);
-#  - the longest BTS interrupt: the Intel source drains in perf's PMI
-#    handler, an NMI handler, whose every run the nmi:nmi_handler event
-#    times (delta_ns); enabled in a tracing instance of its own while
-#    streaming, the longest run of perf_event_nmi_handler and how many;
+#  - the BTS interrupt and the drain: the interrupt is taken in perf's
+#    PMI handler, an NMI handler, whose every run the nmi:nmi_handler
+#    event times (delta_ns); a late drain runs there too, the others in
+#    an irq_work. Enabled in a tracing instance of its own while
+#    streaming, with the irq_work vector's events: the longest run of
+#    perf's handler and how many, and the irq_work runs on the
+#    workload's CPU;
 #  - whether the DEBUGCTL bits other than BTS's were kept: MSR 0x1d9 of
 #    every CPU read (never written) through /dev/cpu/N/msr before arming,
 #    armed and after disarming;
@@ -205,6 +208,11 @@ else
 	echo stream > $B/mode
 	echo bts > $T/current_tracer
 	echo 1 > $I/events/nmi/nmi_handler/enable
+	# the Intel source drains from an irq_work (the irq_work vector's
+	# events, where the kernel has them)
+	for e in irq_work_entry irq_work_exit; do
+		[ -e $I/events/irq_vectors/$e/enable ] && echo 1 > $I/events/irq_vectors/$e/enable
+	done
 	# (shell builtins only: a process started here could add records)
 	stream_counts $W
 	set -- $st
@@ -214,7 +222,7 @@ else
 	set -- $st
 	r1=$1 w1=$2 l1=$3 p1=${7:-0}
 	debugctl stream
-	echo 0 > $I/events/nmi/nmi_handler/enable
+	echo 0 > $I/tracing_on
 	echo nop > $T/current_tracer
 	echo ring > $B/mode
 	debugctl after-stream
@@ -232,11 +240,22 @@ else
 			v = $(i + 1) + 0; n++; if (v > m) m = v } }
 		END { print n + 0, m + 0 }' $I/trace)
 	nmi_n=$1 nmi_max=$2
+	# irq_work runs on the workload's CPU: the drains, and whatever else
+	# the kernel queues there
+	set -- $(awk -v cpu="$(printf '[%03d]' $W)" 'index($0, cpu) && / irq_work_(entry|exit): / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) ts = substr($i, 1, length($i) - 1)
+		if ($0 ~ /irq_work_entry/) t0 = ts
+		else if (t0 != "") { d = (ts - t0) * 1e9; n++; s += d; if (d > m) m = d; t0 = "" } }
+		END { printf "%d %.0f %.0f\n", n, m, n ? s / n : 0 }' $I/trace)
+	iw_n=$1 iw_max=$2 iw_avg=$3
 	rmdir $I
 	if [ "$active" = intel_bts ]; then
 		diag "measured: the BTS interrupt (perf_event_nmi_handler, which also handles" \
 			"perf's counter overflows) ran $nmi_n times while streaming; longest" \
 			"$nmi_max ns ($(ratio $nmi_max 1000) us)"
+		[ "$iw_n" -gt 0 ] &&
+			diag "measured: irq_work on CPU $W (the drains, and any other): $iw_n runs," \
+				"$iw_avg ns each, longest $iw_max ns ($(ratio $iw_max 1000) us)"
 		# one or two interrupts per 682 to 2730 of a CPU's records
 		if [ "$rec" -ge 5460 ]; then
 			[ "$nmi_n" -gt 0 ] && ok "the BTS interrupt ran while streaming ($nmi_n times)" ||
