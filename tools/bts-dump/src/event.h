@@ -13,6 +13,8 @@
 #include "resolve.h"
 #include "stack.h"
 
+struct loop_fold;	/* loop.h */
+
 struct event {
 	const struct bts_dump *dump;
 	const struct bts_rec *rec;
@@ -25,6 +27,7 @@ struct event {
 	bool fault;
 	unsigned int doubt;	/* BTS_DOUBT_FROM/TO: that end may be another copy's */
 	const struct callstack *stack;	/* after the branch */
+	const struct loop_fold *loop;	/* the loop folded around it, or NULL */
 };
 
 enum out_format {
@@ -49,6 +52,13 @@ void print_stream_gap(struct out *o, const struct print_opts *po, const struct b
 		      const struct bts_gap_mark *g);
 void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 		 const struct event *ev);
+/*
+ * A folded loop: before its cycle's records (text: a line saying what
+ * repeats; JSON: a "loop" object), and after them (text only).
+ */
+void print_loop_start(struct out *o, const struct print_opts *po, const struct bts_dump *d,
+		      const struct loop_fold *lf);
+void print_loop_end(struct out *o, const struct print_opts *po, const struct loop_fold *lf);
 /* The instructions from record @i's target to record @i + 1's branch (text). */
 void print_gap(struct out *o, struct resolver *r, const struct bts_dump *d, uint32_t i);
 
@@ -77,6 +87,7 @@ struct walk_opts {
 	bool around_has_off;
 	uint32_t context;	/* records before and after each entry */
 	bool no_summary;	/* no fault summary at the top */
+	bool no_fold;		/* list every record of a loop (loop.h) */
 };
 
 /* Print @d's records, or add them to @an when @an is not NULL. */

@@ -73,6 +73,9 @@ static const char *const usage_lines[] = {
 	"        --insns            also the instructions each record's target ran to",
 	"                           the next branch (text; needs -k or --kcore)",
 	"        --no-summary       no fault summary above a history with a fault",
+	"        --no-fold          list every run of a loop (text and JSON fold a cycle of",
+	"                           up to 256 branches that ran 3 times or more into its",
+	"                           first run and a count)",
 	"  analyses (instead of the listing, over all selected records):",
 	"        --hist             hot branch targets and functions by count",
 	"        --callgraph        every caller -> callee edge seen, with counts, as DOT",
@@ -437,6 +440,7 @@ enum {
 	OPT_CONTEXT,
 	OPT_NO_SUMMARY,
 	OPT_VMCORE,
+	OPT_NO_FOLD,
 };
 
 int main(int argc, char **argv)
@@ -458,6 +462,7 @@ int main(int argc, char **argv)
 		{ "around", required_argument, NULL, OPT_AROUND },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
+		{ "no-fold", no_argument, NULL, OPT_NO_FOLD },
 		{ "last", required_argument, NULL, 'n' },
 		{ "since-fault", no_argument, NULL, 'f' },
 		{ "until-fault", no_argument, NULL, 'F' },
@@ -546,6 +551,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_SUMMARY:
 			opt.walk.no_summary = true;
+			break;
+		case OPT_NO_FOLD:
+			opt.walk.no_fold = true;
 			break;
 		case 'n':
 			if (parse_count("--last", optarg, &opt.walk.last))
@@ -709,6 +717,9 @@ int main(int argc, char **argv)
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)
 		an = analysis_new();
+	/* The analyses count every record. */
+	if (an)
+		opt.walk.no_fold = true;
 	for (size_t i = 0; i < ndumps && !o.failed; i++) {
 		if (cpu_selected(&opt, dumps[i].cpu))
 			walk_dump(&opt.walk, &r, &o, an, &dumps[i]);

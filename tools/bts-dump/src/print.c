@@ -8,6 +8,7 @@
 
 #include "event.h"
 #include "insns.h"
+#include "loop.h"
 
 /* Indentation stops growing here: deeper stacks still read. */
 #define MAX_INDENT_DEPTH	40
@@ -415,8 +416,13 @@ static void event_json(struct out *o, struct resolver *r, const struct event *ev
 	out_str(o, rec->flags & BTS_FLAG_SW ? ",\"sw\":true" : ",\"sw\":false");
 	out_str(o, rec->flags & BTS_FLAG_PREDICTED ? ",\"predicted\":true" :
 		",\"predicted\":false");
-	out_str(o, rec->flags & BTS_FLAG_USER_CLEARED ? ",\"user_cleared\":true}\n" :
-		",\"user_cleared\":false}\n");
+	out_str(o, rec->flags & BTS_FLAG_USER_CLEARED ? ",\"user_cleared\":true" :
+		",\"user_cleared\":false");
+	if (ev->loop) {
+		out_lit(o, ",\"loop\":");
+		out_udec(o, ev->loop->start);
+	}
+	out_lit(o, "}\n");
 }
 
 static void perf_dso(struct out *o, const struct resolver *r, uint64_t addr,
@@ -497,6 +503,35 @@ void print_event(struct out *o, const struct print_opts *po, struct resolver *r,
 		event_perf(o, r, ev);
 		break;
 	}
+}
+
+void print_loop_start(struct out *o, const struct print_opts *po, const struct bts_dump *d,
+		      const struct loop_fold *lf)
+{
+	if (po->fmt == FMT_JSON) {
+		out_fmt(o, "{\"type\":\"loop\",\"cpu\":%u,\"index\":%u,\"end\":%u,\"length\":%u,\"repeats\":%u,\"partial\":%u}\n",
+			d->cpu, lf->start, lf->end, lf->len, lf->repeats, lf->partial);
+		return;
+	}
+	if (po->fmt != FMT_TEXT)
+		return;
+	out_fmt(o, "        loop #%u..#%u (%u records): ", lf->start, lf->end - 1,
+		lf->end - lf->start);
+	if (lf->len == 1)
+		out_fmt(o, "the branch below, %u times", lf->repeats);
+	else
+		out_fmt(o, "the %u branches below, %u times", lf->len, lf->repeats);
+	if (lf->partial == 1)
+		out_lit(o, ", then the first one again");
+	else if (lf->partial)
+		out_fmt(o, ", then the first %u again", lf->partial);
+	out_char(o, '\n');
+}
+
+void print_loop_end(struct out *o, const struct print_opts *po, const struct loop_fold *lf)
+{
+	if (po->fmt == FMT_TEXT)
+		out_fmt(o, "        end of loop #%u..#%u\n", lf->start, lf->end - 1);
 }
 
 /*

@@ -3,11 +3,15 @@
  * bts-dump (analysis layer): walk one dump's records oldest first, turn
  * each into an event (symbols, kind, call depth, fault mark) and hand it to
  * the printer or the analyses. Records before the selected window still
- * feed the call-stack model, so depths inside the window are right.
+ * feed the call-stack model, so depths inside the window are right. A
+ * loop (loop.c) is listed as its cycle's records once, between a line that
+ * says how often it ran and one that ends it; every record still feeds
+ * the stack model and the analyses, each knowing the loop it is in.
  */
 #include <stdlib.h>
 
 #include "event.h"
+#include "loop.h"
 
 /*
  * From this many records on, addresses are looked up in address order
@@ -125,6 +129,8 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	struct callstack cs = { .n = 0 };
 	uint32_t fault = d->fault_index;
 	uint32_t g = 0;
+	struct loop_fold *folds = NULL;
+	size_t nfolds = 0, fi = 0;
 
 	resolver_set_dump(r, d);
 	if (fault == BTS_NO_FAULT) {
@@ -162,6 +168,9 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	show = around_windows(opt, r, d, first, end);
 	if (show && listing && opt->po.fmt == FMT_TEXT && !memchr(show + first, 1, end - first))
 		out_fmt(o, "  (no record enters %.*s)\n", (int)opt->around_len, opt->around);
+	/* perf-script lines are one per record for the tools that read them. */
+	if (!opt->no_fold && (!listing || opt->po.fmt != FMT_PERF))
+		nfolds = loop_find(d, first, end, show, fault, &folds);
 
 	/* Records before the window still build the call stack. */
 	for (uint32_t i = 0; i < end; i++) {
@@ -198,12 +207,25 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 				       fn_key(r, rec->to, ev.to_sym));
 		if (i < first || (show && !show[i]))
 			continue;
+		while (fi < nfolds && folds[fi].end <= i)
+			fi++;
+		if (fi < nfolds && folds[fi].start <= i)
+			ev.loop = &folds[fi];
 		if (listing) {
+			const struct loop_fold *lf = ev.loop;
+
 			if (show && shown && i != last_shown + 1 && opt->po.fmt == FMT_TEXT)
 				out_lit(o, "  --\n");
-			print_event(o, &opt->po, r, &ev);
-			if (opt->insns && opt->po.fmt == FMT_TEXT)
-				print_gap(o, r, d, i);
+			if (lf && i == lf->start)
+				print_loop_start(o, &opt->po, d, lf);
+			/* a loop's later runs are its first run again: not listed */
+			if (!lf || i - lf->start < lf->len) {
+				print_event(o, &opt->po, r, &ev);
+				if (opt->insns && opt->po.fmt == FMT_TEXT)
+					print_gap(o, r, d, i);
+			}
+			if (lf && i == lf->end - 1)
+				print_loop_end(o, &opt->po, lf);
 		} else {
 			analysis_add(an, r, &ev);
 		}
@@ -215,6 +237,7 @@ void walk_dump(const struct walk_opts *opt, struct resolver *r, struct out *o,
 	/* Losses after the last record: at the end of the listing. */
 	for (; listing && end == d->count && g < d->ngaps && !o->failed; g++)
 		print_stream_gap(o, &opt->po, d, &d->gaps[g]);
+	free(folds);
 	free(show);
 }
 

@@ -180,6 +180,88 @@ run "$T/heldcap.bts" >"$T/heldcap.txt" 2>&1
 ok_if "cli: a capture the pid filter held empty says so, not that nothing was captured" \
 	bash -c "grep -q '^CPU 1: 0 records .*captured at WARN' '$T/heldcap.txt' && grep -q 'was not chosen' '$T/heldcap.txt' && grep -q 'nothing recorded since arming' '$T/heldcap.txt' && ! grep -q 'nothing captured' '$T/heldcap.txt'"
 
+# --- loops: a cycle of branches over and over is listed once, with its count ---
+# CPU 3 enters vfs_read from user space (records 0-3), calls spin_check
+# once from elsewhere (4-5), then spins: a call to spin_check, its return
+# and a jump back, 40 times (6-125), then the call and return once more
+# (126-127, a last run cut short), and returns (128-129).
+LS=$T/loop.syms
+{ grep -v -e _etext -e some_data -e mod_ "$S"; echo "ffffffff81000500 T spin_check"; echo "ffffffff81000600 T _etext"; } >"$LS"
+loop_recs=(--rec 7f0000001000:ffffffff81000100 --rec ffffffff81000120:ffffffff81000200
+	--rec ffffffff81000210:ffffffff81000300 --rec ffffffff81000308:ffffffff81000400
+	--rec ffffffff81000460:ffffffff81000500 --rec ffffffff81000520:ffffffff81000465)
+for i in $(seq 40); do
+	loop_recs+=(--rec ffffffff81000410:ffffffff81000500 --rec ffffffff81000520:ffffffff81000415
+		--rec ffffffff81000430:ffffffff81000408)
+done
+loop_recs+=(--rec ffffffff81000410:ffffffff81000500 --rec ffffffff81000520:ffffffff81000415
+	--rec ffffffff81000450:ffffffff8100030d --rec ffffffff81000320:ffffffff81000215)
+"$GEN" -o "$T/loop.bts" --cpu 3 --stext 0xffffffff81000000 "${loop_recs[@]}"
+lrun() { "$BTS" -s "$LS" "$@"; }
+lrun "$T/loop.bts" >"$T/loop.txt" 2>"$T/loop.err"
+loop_rc=$?
+ok_if "loop: a dump with a loop reads, exit 0, no warning" bash -c "[ $loop_rc -eq 0 ] && [ ! -s '$T/loop.err' ]"
+ok_if "loop: the lead-in, the cycle's first run and the tail are listed, no other run" \
+	bash -c "[ \"\$(grep -E '^ +[0-9]+ ' '$T/loop.txt' | awk '{print \$1}' | tr '\n' ' ')\" = '0 1 2 3 4 5 6 7 8 128 129 ' ]"
+ok_if "loop: a line before the cycle says which records repeat it, how often, and the last run cut short" \
+	bash -c "grep -B1 -E '^ +6 call' '$T/loop.txt' | head -1 | grep -qx '        loop #6\.\.#127 (122 records): the 3 branches below, 40 times, then the first 2 again'"
+ok_if "loop: the cycle is the call, the return and the jump back, then a line ends the loop" \
+	bash -c "sed -n '/^        loop #6/,/^        end of loop/p' '$T/loop.txt' >'$T/loop.block' && [ \$(wc -l <'$T/loop.block') -eq 5 ] && sed -n 5p '$T/loop.block' | grep -qx '        end of loop #6\.\.#127' && [ \"\$(sed -n 2,4p '$T/loop.block' | awk '{print \$1, \$2, \$3, \$5}' | tr '\n' '|')\" = '6 call? vfs_read+0x10 spin_check+0x0|7 ret? spin_check+0x20 vfs_read+0x15|8 jmp? vfs_read+0x30 vfs_read+0x8|' ]"
+lrun --no-fold "$T/loop.bts" >"$T/loop-raw.txt" 2>&1
+ok_if "loop: --no-fold lists all 130 records, and no loop line" \
+	bash -c "[ \"\$(grep -E '^ +[0-9]+ ' '$T/loop-raw.txt' | awk '{print \$1}' | tr '\n' ' ')\" = \"\$(seq -s ' ' 0 129) \" ] && ! grep -q 'loop' '$T/loop-raw.txt'"
+lrun --perf "$T/loop.bts" >"$T/loop-perf.txt" 2>&1
+ok_if "loop: --perf lines are never folded (130)" bash -c "[ \$(grep -c 'branches:' '$T/loop-perf.txt') -eq 130 ] && ! grep -q loop '$T/loop-perf.txt'"
+lrun --json "$T/loop.bts" >"$T/loop.json" 2>&1
+lrun --json --no-fold "$T/loop.bts" >"$T/loop-raw.json" 2>&1
+ok_if "loop: --json gives a loop object, then the cycle's records once, each naming the loop" \
+	python3 - "$T/loop.json" "$T/loop-raw.json" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+raw = [o for o in map(json.loads, open(sys.argv[2])) if o["type"] == "branch"]
+assert [o["index"] for o in raw] == list(range(130)), "raw"
+assert all("loop" not in o for o in raw) and all(o["type"] != "loop" for o in map(json.loads, open(sys.argv[2])))
+kinds = [o["type"] for o in objs]
+assert kinds.count("loop") == 1 and kinds.count("branch") == 11, kinds
+i = kinds.index("loop")
+lo = objs[i]
+assert lo == {"type": "loop", "cpu": 3, "index": 6, "end": 128, "length": 3, "repeats": 40, "partial": 2}, lo
+assert lo["length"] * lo["repeats"] + lo["partial"] == lo["end"] - lo["index"]
+cyc = objs[i + 1:i + 1 + lo["length"]]
+assert [o["index"] for o in cyc] == [6, 7, 8] and all(o["loop"] == 6 for o in cyc), cyc
+assert cyc == [dict(raw[k], loop=6) for k in (6, 7, 8)], "the cycle's records are the raw ones"
+# every record of the stretch is its cycle's record (index - start) mod length
+for k in range(lo["index"], lo["end"]):
+    c = raw[lo["index"] + (k - lo["index"]) % lo["length"]]
+    assert (raw[k]["from"], raw[k]["to"]) == (c["from"], c["to"]), k
+rest = [o for o in objs if o["type"] == "branch" and "loop" not in o]
+assert [o["index"] for o in rest] == [0, 1, 2, 3, 4, 5, 128, 129], rest
+assert rest == [raw[k] for k in (0, 1, 2, 3, 4, 5, 128, 129)]
+PY
+# Too few runs: the cycle twice and a half; one branch three times.
+"$GEN" -o "$T/few.bts" --cpu 5 --stext 0xffffffff81000000 "${loop_recs[@]:0:12}" "${loop_recs[@]:12:12}" \
+	--rec ffffffff81000410:ffffffff81000500 --rec ffffffff81000520:ffffffff81000415 \
+	--rec ffffffff81000450:ffffffff8100030d --rec ffffffff81000450:ffffffff8100030d \
+	--rec ffffffff81000450:ffffffff8100030d
+lrun "$T/few.bts" >"$T/few.txt" 2>&1
+lrun --no-fold "$T/few.bts" >"$T/few-raw.txt" 2>&1
+ok_if "loop: a cycle run twice and a half, or one branch three times, is not folded" \
+	bash -c "! grep -q loop '$T/few.txt' && [ \$(grep -cE '^ +[0-9]+ ' '$T/few.txt') -eq 17 ] && diff '$T/few.txt' '$T/few-raw.txt'"
+# One branch four times, and the three at once.
+"$GEN" -o "$T/four.bts" --cpu 5 --stext 0xffffffff81000000 $(for i in 1 2 3 4; do echo --rec ffffffff81000450:ffffffff81000440; done) \
+	"${loop_recs[@]:12:18}"
+lrun "$T/four.bts" >"$T/four.txt" 2>&1
+ok_if "loop: one branch four times folds, and a cycle of 3 three times" \
+	bash -c "grep -qx '        loop #0\.\.#3 (4 records): the branch below, 4 times' '$T/four.txt' && grep -qx '        loop #4\.\.#12 (9 records): the 3 branches below, 3 times' '$T/four.txt' && [ \$(grep -cE '^ +[0-9]+ ' '$T/four.txt') -eq 4 ]"
+ok_if "loop: a history without repetition lists as before (CPU 1's)" bash -c "! grep -q '^        loop #' '$T/all.txt' && ! grep -q '\"type\":\"loop\"' '$T/all.json'"
+# A fault in the middle of a loop (the same branch, flagged): the loop before
+# it, the fault record, the loop after it.
+fault_recs=("${loop_recs[@]:12:30}" --rec ffffffff81000410:ffffffff81000500:4000000000000000 "${loop_recs[@]:12:30}")
+"$GEN" -o "$T/loopfault.bts" --cpu 3 --flags 2 --reason 1 --fault-index 15 --stext 0xffffffff81000000 "${fault_recs[@]}"
+lrun --no-summary "$T/loopfault.bts" >"$T/loopfault.txt" 2>&1
+ok_if "loop: the fault record is never folded away: the loop before it, the fault, the loop after" \
+	bash -c "[ \"\$(grep -E '^ +(loop|[0-9]+ )' '$T/loopfault.txt' | awk '{print \$1 \$2}' | tr '\n' ' ')\" = 'loop#0..#14 0call? 1ret? 2jmp? 15call? loop#16..#30 16call? 17ret? 18jmp? ' ] && grep -qE '^ +15 call\\? .*<== FAULT\$' '$T/loopfault.txt'"
+
 # --- user halves the kernel cleared (bts_user 0: flag bit 61) ---------------
 # Without bts_user the kernel sets the user half of a branch between user
 # and kernel mode to 0 and flags the record (BTS_FLAG_USER_CLEARED): that
@@ -1079,8 +1161,8 @@ ok_if "summary: --no-summary leaves it out" \
 	bash -c "! '$BTS' -k '$FK' --no-summary '$T/flow.bts' | grep -q 'fault at #'"
 # --around: only the windows that enter a function, with context.
 "$GEN" -o "$T/around.bts" --walk 400 --symbols "$S" --seed 5
-"$BTS" -s "$S" --around vfs_read --context 1 "$T/around.bts" >"$T/around.txt" 2>&1
-"$BTS" -s "$S" "$T/around.bts" >"$T/around-all.txt" 2>&1
+"$BTS" -s "$S" --no-fold --around vfs_read --context 1 "$T/around.bts" >"$T/around.txt" 2>&1
+"$BTS" -s "$S" --no-fold "$T/around.bts" >"$T/around-all.txt" 2>&1
 ok_if "around: every record entering the symbol is shown, with one record of context each side" \
 	python3 - "$T/around-all.txt" "$T/around.txt" <<'PY'
 import re, sys

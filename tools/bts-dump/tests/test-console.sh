@@ -30,7 +30,7 @@ for log in "$@"; do
 	if [ "$lines" -eq 0 ]; then
 		continue
 	fi
-	"$BTS" -s "$MAP" "${K[@]}" --json "$log" >"$T/$name.json" 2>"$T/$name.err"
+	"$BTS" -s "$MAP" "${K[@]}" --json --no-fold "$log" >"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
 	python3 - "$T/$name.json" >"$T/$name.sum" <<'PY'
 import json, sys

@@ -39,7 +39,7 @@ check() {
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
 }
 echo "1..5"
-"$BTS" --vmcore "$VMCORE" -k "$VMLINUX" -j >"$T/bts.json" 2>/dev/null
+"$BTS" --vmcore "$VMCORE" -k "$VMLINUX" -j --no-fold >"$T/bts.json" 2>/dev/null
 "$BTS" --vmcore "$VMCORE" -k "$VMLINUX" >"$T/bts.txt" 2>/dev/null
 grep '^{' "$T/crash.json" >"$T/crash-only.json"
 cmp=$(python3 "$HERE/compare-records.py" "$T/bts.json" "$T/crash-only.json" 2>&1)

@@ -29,9 +29,9 @@ check() {
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
 }
 trace-cmd report -i "$TRACE_DAT" 2>/dev/null | grep -E ' bts: +cpu=[0-9]+ [0-9]+/[0-9]+ ' >"$T/report.txt"
-"$BTS" --no-indent "$TRACE_DAT" >"$T/bts.txt" 2>"$T/bts.err"
+"$BTS" --no-indent --no-fold "$TRACE_DAT" >"$T/bts.txt" 2>"$T/bts.err"
 rc=$?
-"$BTS" --json "$TRACE_DAT" >"$T/bts.json" 2>/dev/null
+"$BTS" --json --no-fold "$TRACE_DAT" >"$T/bts.json" 2>/dev/null
 plan=5
 [ -n "$VMLINUX" ] && [ -r "$VMLINUX" ] && plan=7
 echo "1..$plan"
@@ -148,7 +148,7 @@ PY
 	for v in gt old; do
 		python3 "$(dirname "$0")/gen-console.py" --kallsyms "$T/kallsyms" \
 			$([ $v = old ] && echo --no-low) "$T/gt.recs" >"$T/$v.log"
-		"$BTS" -s "$T/kallsyms" -k "$VMLINUX" --json "$T/$v.log" >"$T/$v.json" 2>"$T/$v.err"
+		"$BTS" -s "$T/kallsyms" -k "$VMLINUX" --json --no-fold "$T/$v.log" >"$T/$v.json" 2>"$T/$v.err"
 		python3 - "$T/gt.recs" "$T/$v.json" >"$T/$v.sum" <<'PY'
 import json, sys
 a = [tuple(l.split()[4:6]) for l in open(sys.argv[1])]

@@ -59,7 +59,7 @@ ok_if "vmlinux: start_kernel+0x0 has its source line in init/main.c" \
 	grep -qE 'start_kernel\+0x0 \[init/main\.c:[0-9]+\]' "$T/sk.txt"
 
 # 2. Symbols: the vmlinux symbol table and the System.map agree.
-"$BTS" -k "$VMLINUX" --no-lines --no-decode --json "$T/walk.bts" >"$T/k.json" 2>&1
+"$BTS" -k "$VMLINUX" --no-lines --no-decode --no-fold --json "$T/walk.bts" >"$T/k.json" 2>&1
 ok_if "vmlinux: ELF symbols name every kernel address of a 3000-record history" python3 - "$T/k.json" <<'PY'
 import json, sys
 b = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "branch"]
@@ -69,7 +69,7 @@ missing = [o for o in b if (kernel(o["from"]) and o["from_sym"] is None) or
 assert len(b) == 3000 and not missing, (len(b), missing[:3])
 PY
 if [ -n "$KALLSYMS" ]; then
-	"$BTS" -s "$KALLSYMS" --no-decode --json "$T/walk.bts" >"$T/s.json" 2>&1
+	"$BTS" -s "$KALLSYMS" --no-decode --no-fold --json "$T/walk.bts" >"$T/s.json" 2>&1
 	ok_if "vmlinux: its symbols agree with $(basename "$KALLSYMS") on >= 95% of addresses" \
 		python3 - "$T/k.json" "$T/s.json" <<'PY'
 import json, sys
@@ -84,13 +84,13 @@ PY
 fi
 
 # 3. KASLR: the same history moved by 0x1e00000 names the same symbols.
-"$BTS" -k "$VMLINUX" --no-decode "$T/walk.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/plain.txt"
-"$BTS" -k "$VMLINUX" --no-decode "$T/walk-kaslr.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/kaslr.txt"
+"$BTS" -k "$VMLINUX" --no-decode --no-fold "$T/walk.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/plain.txt"
+"$BTS" -k "$VMLINUX" --no-decode --no-fold "$T/walk-kaslr.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/kaslr.txt"
 ok_if "vmlinux: a KASLR-shifted dump gives the same symbols and lines" \
 	bash -c "[ -s '$T/plain.txt' ] && cmp '$T/plain.txt' '$T/kaslr.txt'"
 if [ -n "$KALLSYMS" ]; then
-	"$BTS" -s "$KALLSYMS" --no-decode "$T/walk-kaslr.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/kaslr-map.txt"
-	"$BTS" -s "$KALLSYMS" --no-decode "$T/walk.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/plain-map.txt"
+	"$BTS" -s "$KALLSYMS" --no-decode --no-fold "$T/walk-kaslr.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/kaslr-map.txt"
+	"$BTS" -s "$KALLSYMS" --no-decode --no-fold "$T/walk.bts" | tail -n +2 | sed -E 's/^ +[0-9]+ //; s/0xffffffff[0-9a-f]+/ADDR/g' >"$T/plain-map.txt"
 	ok_if "vmlinux: a KASLR-shifted dump with $(basename "$KALLSYMS") gives the same symbols" \
 		bash -c "[ -s '$T/plain-map.txt' ] && cmp '$T/plain-map.txt' '$T/kaslr-map.txt'"
 fi

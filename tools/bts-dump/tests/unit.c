@@ -10,6 +10,7 @@
 
 #include "gen.h"
 #include "dump.h"
+#include "loop.h"
 #include "resolve.h"
 #include "stack.h"
 #include "symtab.h"
@@ -605,6 +606,185 @@ static void test_stack_call_edges(void)
 	report(ok, "stack: call edges alone rebuild stacks and depth stays bounded");
 }
 
+/* A dump of @n records whose from is alphabet[@seq[i]] (to = from + 1). */
+static void loop_dump(struct bts_dump *d, struct bts_rec *recs, const unsigned int *seq,
+		      uint32_t n)
+{
+	memset(d, 0, sizeof(*d));
+	for (uint32_t i = 0; i < n; i++)
+		recs[i] = (struct bts_rec){ 0xffffffff81000000ULL + seq[i] * 16,
+					    0xffffffff81000001ULL + seq[i] * 16, 0 };
+	d->records = recs;
+	d->count = n;
+	d->fault_index = BTS_NO_FAULT;
+}
+
+static bool rec_eq(const struct bts_dump *d, uint32_t a, uint32_t b)
+{
+	return d->records[a].from == d->records[b].from && d->records[a].to == d->records[b].to;
+}
+
+/* Records [@i, @e) from @i on repeat every @k for how many records (at least @k). */
+static uint32_t span_of(const struct bts_dump *d, uint32_t i, uint32_t e, uint32_t k)
+{
+	uint32_t r = i;
+
+	while (r + k < e && rec_eq(d, r, r + k))
+		r++;
+	return r - i + k;
+}
+
+/* Whether some cycle starting at @i, within [@i, @e), is one loop_find() must fold. */
+static bool foldable_at(const struct bts_dump *d, uint32_t i, uint32_t e)
+{
+	for (uint32_t k = 1; k <= LOOP_MAX_LEN && i + k < e; k++) {
+		uint32_t span;
+
+		if (!rec_eq(d, i, i + k))
+			continue;
+		span = span_of(d, i, e, k);
+		if (span / k >= LOOP_MIN_REPEATS && span >= k + 3)
+			return true;
+	}
+	return false;
+}
+
+static void test_loop_random(void)
+{
+	static struct bts_rec recs[600];
+	static unsigned int seq[600];
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	bool ok = true;
+	int folded = 0;
+
+	/* Short cycles and noise of a small alphabet: loops of every shape. */
+	for (int round = 0; round < 200 && ok; round++) {
+		struct loop_fold *f;
+		struct bts_dump d;
+		uint32_t n = 0, next = 0;
+		size_t nf;
+
+		while (n < 600) {
+			uint32_t k, reps;
+			unsigned int base;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			k = 1 + (uint32_t)(x % (round % 3 ? 5 : 40));
+			reps = (uint32_t)(x >> 20) % 6;
+			base = (unsigned int)(x >> 32) % 4;
+			for (uint32_t t = 0; t < k * reps + (uint32_t)(x >> 40) % k && n < 600; t++)
+				seq[n++] = base + (t % k) * (round % 2 ? 1 : 3);
+		}
+		loop_dump(&d, recs, seq, n);
+		nf = loop_find(&d, 0, n, NULL, BTS_NO_FAULT, &f);
+		folded += nf > 0;
+		for (size_t j = 0; j < nf && ok; j++) {
+			const struct loop_fold *l = &f[j];
+
+			/* what a fold says is true of the records */
+			CHECK(l->start >= next && l->end <= n);
+			CHECK(l->len >= 1 && l->len <= LOOP_MAX_LEN);
+			CHECK(l->end - l->start == l->len * l->repeats + l->partial);
+			CHECK(l->repeats >= LOOP_MIN_REPEATS && l->partial < l->len);
+			CHECK(span_of(&d, l->start, l->end, l->len) == l->end - l->start);
+			/* the shortest cycle */
+			for (uint32_t p = 1; p < l->len; p++)
+				CHECK(span_of(&d, l->start, l->end, p) < l->end - l->start);
+			/* what went before it could not be folded */
+			for (uint32_t i = next; i < l->start; i++)
+				CHECK(!foldable_at(&d, i, n));
+			next = l->end;
+		}
+		for (uint32_t i = next; i < n && ok; i++)
+			CHECK(!foldable_at(&d, i, n));
+		free(f);
+	}
+	CHECK(folded > 150);
+	report(ok, "loop: each fold is a shortest cycle run 3 times or more, none left out");
+}
+
+static void test_loop_limits(void)
+{
+	static struct bts_rec recs[3 * (LOOP_MAX_LEN + 1)];
+	static unsigned int seq[3 * (LOOP_MAX_LEN + 1)];
+	struct loop_fold *f;
+	struct bts_dump d;
+	bool ok = true;
+
+	/* The longest cycle, 3 times, folds; one record longer does not. */
+	for (uint32_t i = 0; i < 3 * LOOP_MAX_LEN; i++)
+		seq[i] = i % LOOP_MAX_LEN;
+	loop_dump(&d, recs, seq, 3 * LOOP_MAX_LEN);
+	CHECK(loop_find(&d, 0, d.count, NULL, BTS_NO_FAULT, &f) == 1 && f[0].len == LOOP_MAX_LEN &&
+	      f[0].repeats == 3);
+	free(f);
+	for (uint32_t i = 0; i < 3 * (LOOP_MAX_LEN + 1); i++)
+		seq[i] = i % (LOOP_MAX_LEN + 1);
+	loop_dump(&d, recs, seq, 3 * (LOOP_MAX_LEN + 1));
+	CHECK(loop_find(&d, 0, d.count, NULL, BTS_NO_FAULT, &f) == 0 && !f);
+	/* One branch: 3 times is no shorter folded; 4 times is. */
+	memset(seq, 0, sizeof(seq));
+	loop_dump(&d, recs, seq, 3);
+	CHECK(loop_find(&d, 0, d.count, NULL, BTS_NO_FAULT, &f) == 0);
+	loop_dump(&d, recs, seq, 4);
+	CHECK(loop_find(&d, 0, d.count, NULL, BTS_NO_FAULT, &f) == 1 && f[0].len == 1 &&
+	      f[0].repeats == 4);
+	free(f);
+	report(ok, "loop: cycles of up to LOOP_MAX_LEN records fold; one branch from 4 times on");
+}
+
+static void test_loop_barriers(void)
+{
+	static struct bts_rec recs[60];
+	static unsigned int seq[60];
+	struct bts_gap_mark gap = { .index = 30 };
+	struct loop_fold *f;
+	struct bts_dump d;
+	uint8_t show[60];
+	bool ok = true;
+	size_t n;
+
+	for (uint32_t i = 0; i < 60; i++)
+		seq[i] = i % 3;
+	/* The fault record: before it and after it, not across it. */
+	loop_dump(&d, recs, seq, 60);
+	d.fault_index = 31;
+	n = loop_find(&d, 0, 60, NULL, d.fault_index, &f);
+	CHECK(n == 2 && f[0].start == 0 && f[0].end == 31 && f[1].start == 32 && f[1].end == 60);
+	free(f);
+	/* A record flagged as the fault, whatever the header says. */
+	d.fault_index = BTS_NO_FAULT;
+	recs[31].flags |= BTS_FLAG_FAULT;
+	n = loop_find(&d, 0, 60, NULL, BTS_NO_FAULT, &f);
+	CHECK(n == 2 && f[0].end == 31 && f[1].start == 32);
+	free(f);
+	recs[31].flags = 0;
+	/* A stream's loss before record 30. */
+	d.gaps = &gap;
+	d.ngaps = 1;
+	n = loop_find(&d, 0, 60, NULL, BTS_NO_FAULT, &f);
+	CHECK(n == 2 && f[0].start == 0 && f[0].end == 30 && f[1].start == 30 && f[1].end == 60);
+	free(f);
+	d.gaps = NULL;
+	d.ngaps = 0;
+	/* A record --around leaves out, and the window's edges. */
+	memset(show, 1, sizeof(show));
+	show[20] = 0;
+	n = loop_find(&d, 5, 50, show, BTS_NO_FAULT, &f);
+	CHECK(n == 2 && f[0].start == 5 && f[0].end == 20 && f[1].start == 21 && f[1].end == 50);
+	free(f);
+	/* The cleared user half of a record is not the address 0. */
+	for (uint32_t i = 0; i < 12; i++)
+		recs[i] = (struct bts_rec){ 0, 0xffffffff81000100ULL,
+					    i % 2 ? BTS_FLAG_USER_CLEARED : 0 };
+	n = loop_find(&d, 0, 12, NULL, BTS_NO_FAULT, &f);
+	CHECK(n == 1 && f[0].len == 2 && f[0].repeats == 6);
+	free(f);
+	report(ok, "loop: no fold spans the fault, a stream's loss or a record left out");
+}
+
 static void test_out_format(void)
 {
 	struct out o;
@@ -669,6 +849,9 @@ int main(void)
 	test_tracedat_any_offset();
 	test_stack_calls_returns();
 	test_stack_call_edges();
+	test_loop_random();
+	test_loop_limits();
+	test_loop_barriers();
 	test_out_format();
 	test_u64map();
 	return failures ? 1 : 0;

@@ -170,7 +170,7 @@ dd if=$B/per_cpu/cpu1/records of=/tmp/rec.bin bs=4096 2>/dev/null
 is "records file starts with the BTSDUMP magic" "$(head -c 7 /tmp/rec.bin)" BTSDUMP
 is "records file holds a 192-byte header and 100 records" "$(wc -c < /tmp/rec.bin)" $((192 + 100 * 24))
 if command -v bts-dump >/dev/null; then
-	bts-dump -s /proc/kallsyms /tmp/rec.bin > /tmp/decoded.txt 2>&1
+	bts-dump -s /proc/kallsyms --no-fold /tmp/rec.bin > /tmp/decoded.txt 2>&1
 	check "bts-dump decodes the records file (100 symbolized branches)" sh -c '[ $(grep -c "+0x" /tmp/decoded.txt) -ge 100 ]'
 else
 	skip "bts-dump decodes the records file" "bts-dump not in the initramfs"
