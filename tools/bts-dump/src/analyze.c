@@ -4,15 +4,30 @@
  * them: where control goes most (hot branch targets and functions), which
  * calls happened (caller -> callee edges as a DOT graph), and where time
  * was spent in call stacks (folded stacks for flamegraph.pl). Counts are
- * branches, not time: a branch history has no clock per record.
+ * branches, not time: a branch history has no clock per record. The call
+ * graph counts the calls a folded loop made (loop.c) apart, per loop: the
+ * same cycle found again, in any history, is the same loop.
  */
 #include <stdlib.h>
 
 #include "event.h"
+#include "loop.h"
 
 struct edge {
 	uint64_t caller, callee;
 	uint64_t count;
+	uint32_t loop;		/* loops[] index + 1 of the loop it was called in, or 0 */
+};
+
+/* A loop of the call graph: a cycle, and the stretches it filled. */
+struct loop_seen {
+	uint32_t len;			/* branches in the cycle */
+	uint64_t repeats;		/* full runs, in all its stretches */
+	uint32_t stretches;
+	uint32_t cpu, start, end;	/* its first stretch */
+	const struct bts_dump *last_dump;	/* the stretch counted last */
+	uint32_t last_start;
+	uint32_t label;			/* its number in the graph, 0: no call in it */
 };
 
 struct folded {
@@ -29,6 +44,9 @@ struct analysis {
 	struct u64map edge_index;	/* hash(caller, callee) -> edges index + 1 chain */
 	struct edge *edges;
 	size_t nedges, edges_cap;
+	struct u64map loop_index;	/* cycle signature -> loops index + 1 */
+	struct loop_seen *loops;
+	size_t nloops, loops_cap;
 	struct folded *folded;		/* open addressing by string hash */
 	size_t nfolded, folded_mask;
 	struct out scratch;		/* builds one folded stack */
@@ -41,6 +59,7 @@ struct analysis *analysis_new(void)
 	u64map_init(&a->targets, 1024);
 	u64map_init(&a->functions, 1024);
 	u64map_init(&a->edge_index, 1024);
+	u64map_init(&a->loop_index, 64);
 	a->folded_mask = 1023;
 	a->folded = xcalloc(a->folded_mask + 1, sizeof(*a->folded));
 	out_init(&a->scratch, -1, 4096);
@@ -55,6 +74,8 @@ void analysis_free(struct analysis *a)
 	u64map_free(&a->functions);
 	u64map_free(&a->edge_index);
 	free(a->edges);
+	u64map_free(&a->loop_index);
+	free(a->loops);
 	for (size_t i = 0; i <= a->folded_mask; i++)
 		free(a->folded[i].stack);
 	free(a->folded);
@@ -62,10 +83,10 @@ void analysis_free(struct analysis *a)
 	free(a);
 }
 
-static void add_edge(struct analysis *a, uint64_t caller, uint64_t callee)
+static void add_edge(struct analysis *a, uint64_t caller, uint64_t callee, uint32_t loop)
 {
 	/* Probe hash, hash+1, ... until the slot holds this edge or is new. */
-	for (uint64_t h = hash64(caller * 31 + callee);; h++) {
+	for (uint64_t h = hash64((caller * 31 + callee) * 31 + loop);; h++) {
 		uint64_t *v = u64map_get(&a->edge_index, h, 0);
 		struct edge *e;
 
@@ -74,12 +95,12 @@ static void add_edge(struct analysis *a, uint64_t caller, uint64_t callee)
 				a->edges_cap = a->edges_cap ? a->edges_cap * 2 : 256;
 				a->edges = xrealloc(a->edges, a->edges_cap * sizeof(*a->edges));
 			}
-			a->edges[a->nedges] = (struct edge){ caller, callee, 1 };
+			a->edges[a->nedges] = (struct edge){ caller, callee, 1, loop };
 			*v = ++a->nedges;
 			return;
 		}
 		e = &a->edges[*v - 1];
-		if (e->caller == caller && e->callee == callee) {
+		if (e->caller == caller && e->callee == callee && e->loop == loop) {
 			e->count++;
 			return;
 		}
@@ -129,10 +150,38 @@ static void add_folded(struct analysis *a, const char *s, size_t n)
 	a->nfolded++;
 }
 
+/* The loops[] index + 1 of the loop @ev is in; its stretch counted once. */
+static uint32_t loop_of(struct analysis *a, const struct event *ev)
+{
+	const struct loop_fold *lf = ev->loop;
+	uint64_t *v = u64map_get(&a->loop_index, lf->sig, 0);
+	struct loop_seen *l;
+
+	if (!*v) {
+		if (a->nloops == a->loops_cap) {
+			a->loops_cap = a->loops_cap ? a->loops_cap * 2 : 16;
+			a->loops = xrealloc(a->loops, a->loops_cap * sizeof(*a->loops));
+		}
+		a->loops[a->nloops] = (struct loop_seen){
+			.len = lf->len, .cpu = ev->dump->cpu, .start = lf->start, .end = lf->end,
+		};
+		*v = ++a->nloops;
+	}
+	l = &a->loops[*v - 1];
+	if (l->last_dump != ev->dump || l->last_start != lf->start || !l->stretches) {
+		l->last_dump = ev->dump;
+		l->last_start = lf->start;
+		l->stretches++;
+		l->repeats += lf->repeats;
+	}
+	return (uint32_t)*v;
+}
+
 void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev)
 {
 	const struct bts_rec *rec = ev->rec;
 	uint64_t to = fn_key(r, rec->to, ev->to_sym);
+	uint32_t loop = ev->loop ? loop_of(a, ev) : 0;
 
 	a->total++;
 	a->doubtful += !!ev->doubt;
@@ -143,7 +192,7 @@ void analysis_add(struct analysis *a, struct resolver *r, const struct event *ev
 	(*u64map_get(&a->functions, to, 0))++;
 	if (ev->c.kind == KIND_CALL || ev->c.kind == KIND_SYSCALL || ev->c.kind == KIND_INT ||
 	    ev->c.kind == KIND_EXC)
-		add_edge(a, fn_key(r, rec->from, ev->from_sym), to);
+		add_edge(a, fn_key(r, rec->from, ev->from_sym), to, loop);
 
 	a->scratch.len = 0;
 	for (int i = 0; i < ev->stack->n; i++) {
@@ -280,7 +329,33 @@ static int edge_cmp(const void *x, const void *y)
 		return a->count > b->count ? -1 : 1;
 	if (a->caller != b->caller)
 		return a->caller < b->caller ? -1 : 1;
-	return a->callee < b->callee ? -1 : a->callee > b->callee;
+	if (a->callee != b->callee)
+		return a->callee < b->callee ? -1 : 1;
+	return a->loop < b->loop ? -1 : a->loop > b->loop;
+}
+
+/* A note for each loop that made calls: what repeated, how often, where. */
+static void print_loop_notes(struct out *o, struct analysis *a)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < a->nedges; i++)
+		if (a->edges[i].loop)
+			a->loops[a->edges[i].loop - 1].label = 1;
+	for (size_t i = 0; i < a->nloops; i++) {
+		struct loop_seen *l = &a->loops[i];
+
+		if (!l->label)
+			continue;
+		l->label = ++n;
+		out_fmt(o, "\t\"loop %u\" [shape=note, label=\"loop %u: %u branch%s, %llu times",
+			n, n, l->len, l->len == 1 ? "" : "es", (unsigned long long)l->repeats);
+		if (l->stretches > 1)
+			out_fmt(o, " in %u stretches, the first CPU %u #%u..#%u\"];\n",
+				l->stretches, l->cpu, l->start, l->end - 1);
+		else
+			out_fmt(o, ", CPU %u #%u..#%u\"];\n", l->cpu, l->start, l->end - 1);
+	}
 }
 
 void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
@@ -295,6 +370,7 @@ void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
 	if (a->doubtful)
 		out_fmt(o, "\t// %llu branches name a static function that exists more than once with that size, and the text did not say which: counted for the likeliest copy\n",
 			(unsigned long long)a->doubtful);
+	print_loop_notes(o, a);
 	for (size_t i = 0; i < a->nedges; i++) {
 		const struct edge *e = &a->edges[i];
 
@@ -302,8 +378,11 @@ void print_callgraph(struct out *o, struct analysis *a, struct resolver *r)
 		out_dot_name(o, r, e->caller, &a->scratch);
 		out_str(o, " -> ");
 		out_dot_name(o, r, e->callee, &a->scratch);
-		out_fmt(o, " [label=\"%llu\", penwidth=%.1f];\n", (unsigned long long)e->count,
-			1.0 + 4.0 * (double)e->count / (double)max);
+		out_fmt(o, " [label=\"%llu", (unsigned long long)e->count);
+		if (e->loop)
+			out_fmt(o, " in loop %u", a->loops[e->loop - 1].label);
+		out_fmt(o, "\", penwidth=%.1f%s];\n", 1.0 + 4.0 * (double)e->count / (double)max,
+			e->loop ? ", style=dashed" : "");
 	}
 	out_str(o, "}\n");
 }

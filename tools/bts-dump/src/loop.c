@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bts-dump (analysis layer): the loops of a history, for the listing to
- * show each as one cycle and its count.
+ * bts-dump (analysis layer): the loops of a history, for the listing and
+ * the call graph to show each as one cycle and its count.
  *
  * Two records are the same branch when their from and to are, and so are
  * their cleared user halves and, in console text, which ends are in
@@ -52,6 +52,45 @@ struct finder {
 	size_t n, cap;
 };
 
+/* -1, 0, 1: record @a against record @b, by from, to and cleared halves. */
+static int rec_cmp(const struct bts_rec *a, const struct bts_rec *b)
+{
+	uint64_t ca = a->flags & BTS_FLAG_USER_CLEARED, cb = b->flags & BTS_FLAG_USER_CLEARED;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	return ca < cb ? -1 : ca > cb;
+}
+
+/* The cycle's hash, from the rotation of it that sorts first. */
+static uint64_t cycle_sig(const struct bts_dump *d, uint32_t start, uint32_t len)
+{
+	const struct bts_rec *c = &d->records[start];
+	uint32_t best = 0;
+	uint64_t h = hash64(len);
+
+	for (uint32_t r = 1; r < len; r++) {
+		for (uint32_t t = 0; t < len; t++) {
+			int cmp = rec_cmp(&c[(r + t) % len], &c[(best + t) % len]);
+
+			if (cmp) {
+				if (cmp < 0)
+					best = r;
+				break;
+			}
+		}
+	}
+	for (uint32_t t = 0; t < len; t++) {
+		const struct bts_rec *x = &c[(best + t) % len];
+
+		h = hash64(h ^ x->from);
+		h = hash64(h ^ x->to ^ (x->flags & BTS_FLAG_USER_CLEARED));
+	}
+	return h;
+}
+
 static void add_fold(struct finder *f, uint32_t start, uint32_t len, uint32_t span)
 {
 	if (f->n == f->cap) {
@@ -64,6 +103,7 @@ static void add_fold(struct finder *f, uint32_t start, uint32_t len, uint32_t sp
 		.len = len,
 		.repeats = span / len,
 		.partial = span % len,
+		.sig = cycle_sig(f->d, start, len),
 	};
 }
 

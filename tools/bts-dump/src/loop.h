@@ -21,12 +21,15 @@
  * @len:	records in the cycle: records @start .. @start + @len - 1
  * @repeats:	full runs of the cycle (>= LOOP_MIN_REPEATS)
  * @partial:	records of a last run cut short (< @len): the cycle's first ones
+ * @sig:	the cycle whatever record it starts at (hash of its rotation
+ *		that sorts first), to tell the same loop run twice
  */
 struct loop_fold {
 	uint32_t start, end;
 	uint32_t len;
 	uint32_t repeats;
 	uint32_t partial;
+	uint64_t sig;
 };
 
 /*

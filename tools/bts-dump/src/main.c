@@ -75,7 +75,7 @@ static const char *const usage_lines[] = {
 	"        --no-summary       no fault summary above a history with a fault",
 	"        --no-fold          list every run of a loop (text and JSON fold a cycle of",
 	"                           up to 256 branches that ran 3 times or more into its",
-	"                           first run and a count)",
+	"                           first run and a count; --callgraph sets its calls apart)",
 	"  analyses (instead of the listing, over all selected records):",
 	"        --hist             hot branch targets and functions by count",
 	"        --callgraph        every caller -> callee edge seen, with counts, as DOT",
@@ -717,8 +717,8 @@ int main(int argc, char **argv)
 	out_init(&o, STDOUT_FILENO, 1 << 20);
 	if (opt.hist || opt.callgraph || opt.folded)
 		an = analysis_new();
-	/* The analyses count every record. */
-	if (an)
+	/* Of the analyses only the call graph shows loops: the others count. */
+	if (opt.hist || opt.folded)
 		opt.walk.no_fold = true;
 	for (size_t i = 0; i < ndumps && !o.failed; i++) {
 		if (cpu_selected(&opt, dumps[i].cpu))

@@ -238,6 +238,17 @@ rest = [o for o in objs if o["type"] == "branch" and "loop" not in o]
 assert [o["index"] for o in rest] == [0, 1, 2, 3, 4, 5, 128, 129], rest
 assert rest == [raw[k] for k in (0, 1, 2, 3, 4, 5, 128, 129)]
 PY
+lrun --callgraph "$T/loop.bts" >"$T/loop.dot" 2>&1
+ok_if "loop: --callgraph sets the loop's calls apart, with a note of the loop, and keeps the lead-in's" \
+	bash -c "grep -qx '	\"loop 1\" \[shape=note, label=\"loop 1: 3 branches, 40 times, CPU 3 #6\.\.#127\"\];' '$T/loop.dot' && grep -q '^	\"vfs_read\" -> \"spin_check\" \[label=\"41 in loop 1\", .*style=dashed\];\$' '$T/loop.dot' && grep -q '^	\"vfs_read\" -> \"spin_check\" \[label=\"1\", penwidth=[0-9.]*\];\$' '$T/loop.dot' && grep -q '^	\"ksys_read\" -> \"vfs_read\" \[label=\"1\", penwidth=[0-9.]*\];\$' '$T/loop.dot'"
+lrun --callgraph --no-fold "$T/loop.bts" >"$T/loop-raw.dot" 2>&1
+ok_if "loop: --callgraph --no-fold counts every call on one edge" \
+	bash -c "grep -q '^	\"vfs_read\" -> \"spin_check\" \[label=\"42\", penwidth=5\.0\];\$' '$T/loop-raw.dot' && ! grep -q loop '$T/loop-raw.dot'"
+# The same loop in two histories is one loop of the call graph.
+"$GEN" -o "$T/loop2.bts" --cpu 4 --stext 0xffffffff81000000 "${loop_recs[@]:12}"
+lrun --callgraph "$T/loop.bts" "$T/loop2.bts" >"$T/loop2.dot" 2>&1
+ok_if "loop: --callgraph counts a loop found again, in another history, as the same loop" \
+	bash -c "[ \$(grep -c 'shape=note' '$T/loop2.dot') -eq 1 ] && grep -q 'label=\"loop 1: 3 branches, 80 times in 2 stretches, the first CPU 3 #6\.\.#127\"' '$T/loop2.dot' && grep -q '\"vfs_read\" -> \"spin_check\" \[label=\"82 in loop 1\"' '$T/loop2.dot'"
 # Too few runs: the cycle twice and a half; one branch three times.
 "$GEN" -o "$T/few.bts" --cpu 5 --stext 0xffffffff81000000 "${loop_recs[@]:0:12}" "${loop_recs[@]:12:12}" \
 	--rec ffffffff81000410:ffffffff81000500 --rec ffffffff81000520:ffffffff81000415 \
