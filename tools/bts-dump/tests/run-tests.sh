@@ -476,6 +476,20 @@ ok_if "cli: a bad --cpu list is a usage error (exit 2)" \
 ok_if "cli: a reader that goes away (broken pipe) ends the output quietly" \
 	bash -c "set -o pipefail; '$BTS' -s '$S' '$T/many.bts' 2>'$T/pipe.err' | head -1 >/dev/null; rc=\$?; [ \$rc -eq 0 -o \$rc -eq 141 ] && ! grep -qE 'Sanitizer|runtime error' '$T/pipe.err'"
 
+# --- the build: warnings are errors, unless WERROR=0 ----------------------
+# The Makefile's flags compile a file with one warning (an unused variable).
+build_flags() {
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$(dirname "$0")/.." --no-print-directory \
+		--eval 'print-flags: ; @echo $(BASE_CFLAGS) $(CFLAGS)' print-flags "$@" 2>/dev/null
+}
+printf 'int main(void);\nint main(void)\n{\n\tint unused;\n\treturn 0;\n}\n' >"$T/warn.c"
+flags_default=$(build_flags)
+flags_werror0=$(build_flags WERROR=0)
+ok_if "build: by default a warning fails the build (-Werror)" \
+	bash -c "[ -n '$flags_default' ] && ! cc $flags_default -c -o '$T/warn.o' '$T/warn.c' 2>'$T/warn1.err' && grep -q unused '$T/warn1.err'"
+ok_if "build: with WERROR=0 the same warning is printed and the build goes on" \
+	bash -c "[ -n '$flags_werror0' ] && cc $flags_werror0 -c -o '$T/warn.o' '$T/warn.c' 2>'$T/warn0.err' && grep -q unused '$T/warn0.err'"
+
 # --- the fixture kernel: DWARF and instructions as a vmlinux has them ----
 FK=$BINDIR/fixture-kernel
 fk_addr() { nm "$FK" | awk -v s="$1" '$3 == s { print $1; exit }'; }
