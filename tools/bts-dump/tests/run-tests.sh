@@ -490,6 +490,17 @@ ok_if "build: by default a warning fails the build (-Werror)" \
 ok_if "build: with WERROR=0 the same warning is printed and the build goes on" \
 	bash -c "[ -n '$flags_werror0' ] && cc $flags_werror0 -c -o '$T/warn.o' '$T/warn.c' 2>'$T/warn0.err' && grep -q unused '$T/warn0.err'"
 
+# A copy of the Makefile inside a tree that has a kernel build, as the
+# project's build/obj-test: no variable points into it unless given.
+mkdir -p "$T/tree/tools/bts-dump" "$T/tree/build/obj-test"
+cp "$(dirname "$0")/../Makefile" "$T/tree/tools/bts-dump/"
+touch "$T/tree/build/obj-test/System.map" "$T/tree/build/obj-test/vmlinux"
+env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$T/tree/tools/bts-dump" --no-print-directory \
+	--eval 'print-paths: ; @echo "SYSTEM_MAP=$(SYSTEM_MAP) KALLSYMS=$(KALLSYMS) VMLINUX=$(VMLINUX) BENCH_VMLINUX=$(BENCH_VMLINUX) TRACE_DAT=$(TRACE_DAT)"' \
+	print-paths >"$T/paths.txt" 2>&1
+ok_if "build: the Makefile takes no System.map, vmlinux or trace.dat from the tree it is in" \
+	grep -qx 'SYSTEM_MAP= KALLSYMS= VMLINUX= BENCH_VMLINUX= TRACE_DAT=' "$T/paths.txt"
+
 # --- the fixture kernel: DWARF and instructions as a vmlinux has them ----
 FK=$BINDIR/fixture-kernel
 fk_addr() { nm "$FK" | awk -v s="$1" '$3 == s { print $1; exit }'; }
