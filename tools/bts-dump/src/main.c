@@ -83,7 +83,7 @@ static const char *const usage_lines[] = {
 	"        --top N            rows per --hist table (default 25)",
 	"",
 	"    -h, --help             this text",
-	"    -V, --version          version",
+	"    -V, --version          version, and whether trace.dat input is built in",
 	"",
 	"  Kinds: call ret jmp jcc syscall sysret iret int exc (an interrupt or",
 	"  exception left a non-branch instruction) patched (the vmlinux's bytes",
@@ -597,6 +597,8 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("bts-dump %s (dump format version %d)\n", BTS_DUMP_VERSION_STRING,
 			       BTS_VERSION);
+			printf("trace.dat input: %s\n", tracedat_supported ? "yes (libtracecmd)" :
+			       "no (built without libtracecmd)");
 			return 0;
 		default:
 			usage(stderr);

@@ -29,7 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef HAVE_LIBTRACECMD
 #include <trace-cmd.h>
+#endif
 
 #include "symtab.h"
 #include "tracedat.h"
@@ -44,6 +46,23 @@ bool tracedat_magic(const uint8_t *buf, size_t len)
 	return len >= sizeof(tracedat_magic_bytes) &&
 	       !memcmp(buf, tracedat_magic_bytes, sizeof(tracedat_magic_bytes));
 }
+
+size_t tracedat_child_crashes;
+
+#ifndef HAVE_LIBTRACECMD
+/* Built without libtracecmd: a trace.dat is one line, the rest reads on. */
+const bool tracedat_supported = false;
+
+int tracedat_load(const char *path, int fd, struct dump_list *list, struct symtab *st)
+{
+	(void)fd;
+	(void)list;
+	(void)st;
+	return error_msg("%s: trace.dat input needs bts-dump built with libtracecmd (install libtracecmd-dev and rebuild)",
+			 path);
+}
+#else
+const bool tracedat_supported = true;
 
 /* Where a field of the ftrace:bts entry is, checked against its type. */
 struct field {
@@ -758,8 +777,6 @@ static int receive(const char *path, struct rbuf *r, struct dump_list *list, str
 	return ret;
 }
 
-size_t tracedat_child_crashes;
-
 int tracedat_load(const char *path, int fd, struct dump_list *list, struct symtab *st)
 {
 	size_t first = list->n;
@@ -843,3 +860,4 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	return ret;
 }
+#endif /* HAVE_LIBTRACECMD */

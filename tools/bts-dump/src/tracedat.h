@@ -3,7 +3,8 @@
  * bts-dump (decoder layer): branch histories from a trace.dat, the file
  * trace-cmd record/extract writes. Its ftrace:bts entries (the event
  * format in Documentation/trace/bts.rst) are read with libtracecmd and
- * grouped back into one struct bts_dump per history.
+ * grouped back into one struct bts_dump per history. libtracecmd is
+ * optional: built without it, only tracedat_magic() works.
  */
 #ifndef BTS_DUMP_TRACEDAT_H
 #define BTS_DUMP_TRACEDAT_H
@@ -29,5 +30,11 @@ int tracedat_load(const char *path, int fd, struct dump_list *list, struct symta
 
 /* How many times the reading child died of a signal (for the fuzzer). */
 extern size_t tracedat_child_crashes;
+
+/*
+ * Whether this bts-dump reads trace.dat files: built with libtracecmd
+ * (HAVE_LIBTRACECMD). Without it tracedat_load() refuses each in one line.
+ */
+extern const bool tracedat_supported;
 
 #endif /* BTS_DUMP_TRACEDAT_H */

@@ -4,10 +4,13 @@
 # bts-dump tests: the unit tests (tests/unit.c) and the command-line tests
 # below, on dumps generated here, all built with ASan/UBSan. TAP on stdout.
 #
-#   run-tests.sh BINDIR      BINDIR holds bts-dump, gen-dump and unit
+#   run-tests.sh BINDIR NOTC_BINDIR
+#                            BINDIR holds bts-dump, gen-dump and unit;
+#                            NOTC_BINDIR the bts-dump built with NO_LIBTRACECMD=1
 
 set -u
 BINDIR=$1
+NOTC=${2:-}/bts-dump
 BTS=$BINDIR/bts-dump
 GEN=$BINDIR/gen-dump
 UNIT=$BINDIR/unit
@@ -1213,6 +1216,33 @@ ok_if "around: separate windows are separated by --" \
 	grep -qx '  --' "$T/around.txt"
 ok_if "around: SYM+OFF matches only that offset; a symbol never entered says so" \
 	bash -c "'$BTS' -s '$S' --around vfs_read+0x7 '$T/around.bts' | grep -q 'no record enters vfs_read' && ! '$BTS' -s '$S' --around 'vfs_read+' '$T/around.bts' 2>/dev/null"
+
+# --- built without libtracecmd (NO_LIBTRACECMD=1): all but trace.dat ------
+td_refused="bts-dump: $T/td.dat: trace.dat input needs bts-dump built with libtracecmd (install libtracecmd-dev and rebuild)"
+ok_if "no libtracecmd: make test gave run-tests.sh the NO_LIBTRACECMD=1 build" \
+	test -x "$NOTC"
+ok_if "no libtracecmd: --version says trace.dat input is not built in (the full build: that it is)" \
+	bash -c "'$NOTC' --version | grep -qx 'trace.dat input: no (built without libtracecmd)' && '$BTS' --version | grep -qx 'trace.dat input: yes (libtracecmd)'"
+ok_if "no libtracecmd: it is not linked with libtracecmd, libtracefs or libtraceevent (the full build is)" \
+	bash -c "! readelf -d '$NOTC' | grep NEEDED | grep -qE 'libtrace(cmd|fs|event)' && readelf -d '$BTS' | grep NEEDED | grep -q libtracecmd"
+"$BTS" -s "$S" "$T/cpu1.bts" "$T/cpu0.bts" >"$T/tc-dump.txt" 2>&1
+"$NOTC" -s "$S" "$T/cpu1.bts" "$T/cpu0.bts" >"$T/ntc-dump.txt" 2>"$T/ntc-dump.err"
+ntc_rc=$?
+ok_if "no libtracecmd: dump files read as with libtracecmd, exit 0" \
+	bash -c "[ $ntc_rc -eq 0 ] && [ ! -s '$T/ntc-dump.err' ] && grep -q '^CPU 1' '$T/ntc-dump.txt' && diff '$T/tc-dump.txt' '$T/ntc-dump.txt'"
+"$BTS" -s "$S" "$T/con-dmesg.log" >"$T/tc-con.txt" 2>&1
+"$NOTC" -s "$S" "$T/con-dmesg.log" >"$T/ntc-con.txt" 2>"$T/ntc-con.err"
+ntc_rc=$?
+ok_if "no libtracecmd: console text reads as with libtracecmd, exit 0" \
+	bash -c "[ $ntc_rc -eq 0 ] && [ ! -s '$T/ntc-con.err' ] && grep -q '^CPU 1' '$T/ntc-con.txt' && diff '$T/tc-con.txt' '$T/ntc-con.txt'"
+"$NOTC" "$T/td.dat" >"$T/ntc-td.txt" 2>"$T/ntc-td.err"
+ntc_rc=$?
+ok_if "no libtracecmd: a trace.dat is refused in one line naming it and what to install, exit 1" \
+	bash -c "[ $ntc_rc -eq 1 ] && [ ! -s '$T/ntc-td.txt' ] && [ \"\$(cat '$T/ntc-td.err')\" = '$td_refused' ]"
+"$NOTC" -s "$S" "$T/td.dat" "$T/cpu1.bts" >"$T/ntc-mix.txt" 2>"$T/ntc-mix.err"
+ntc_rc=$?
+ok_if "no libtracecmd: a dump given beside a trace.dat is still printed, exit 1" \
+	bash -c "[ $ntc_rc -eq 1 ] && [ \"\$(cat '$T/ntc-mix.err')\" = '$td_refused' ] && grep -q '^CPU 1' '$T/ntc-mix.txt'"
 
 # --- TAP ------------------------------------------------------------------
 n=0
