@@ -51,7 +51,7 @@ size_t tracedat_child_crashes;
 
 #ifndef HAVE_LIBTRACECMD
 /* Built without libtracecmd: a trace.dat is one line, the rest reads on. */
-const bool tracedat_supported = false;
+const bool tracedat_supported;	/* false: built without libtracecmd */
 
 int tracedat_load(const char *path, int fd, struct dump_list *list, struct symtab *st)
 {
