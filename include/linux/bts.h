@@ -269,6 +269,15 @@ typedef void (*bts_stream_sink_t)(const struct bts_record *recs,
 void bts_set_stream_sink(bts_stream_sink_t sink);
 void bts_stream_emit(const struct bts_record *recs, unsigned int n,
 		     unsigned long lost, bool paused);
+/*
+ * Stream mode's CPU-time budget, percent: the share perf allows its own
+ * interrupts by default (kernel.perf_cpu_time_max_percent), and 100 for
+ * no limit, as there.
+ */
+#define BTS_STREAM_BUDGET_DEFAULT	25
+#define BTS_STREAM_BUDGET_OFF		100
+void bts_set_stream_budget(unsigned int pct);
+unsigned int bts_stream_budget(void);
 /* bts-series: end */
 void bts_disarm(void);
 struct bts_source *bts_armed_source(void);

@@ -464,6 +464,37 @@ void notrace bts_stream_emit(const struct bts_record *recs, unsigned int n,
 	if (sink && (n || lost))
 		sink(recs, n, lost, paused);
 }
+
+/*
+ * Stream mode's CPU-time budget: the share of a CPU's time, in percent,
+ * that draining a source's buffer may take there (bts/stream_budget).
+ * Sources that hand over each record as they take it have none.
+ */
+static unsigned int bts_stream_budget_pct = BTS_STREAM_BUDGET_DEFAULT;
+
+/**
+ * bts_set_stream_budget - set stream mode's CPU-time budget
+ * @pct:	1 to BTS_STREAM_BUDGET_OFF (no limit); the caller checks
+ *
+ * Takes effect at the next drain, armed or not. Process context.
+ */
+void bts_set_stream_budget(unsigned int pct)
+{
+	WRITE_ONCE(bts_stream_budget_pct, pct);
+}
+
+/**
+ * bts_stream_budget - stream mode's CPU-time budget
+ *
+ * Any context, NMI included.
+ *
+ * Return: the percent of a CPU's time its drains may take;
+ * BTS_STREAM_BUDGET_OFF for no limit.
+ */
+unsigned int notrace bts_stream_budget(void)
+{
+	return READ_ONCE(bts_stream_budget_pct);
+}
 /* bts-series: end */
 
 /**

@@ -19,7 +19,9 @@
 
 #include <linux/bts.h>
 #include <linux/cpu.h>
+#include <linux/fs.h>
 #include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
@@ -312,6 +314,46 @@ static const struct file_operations bts_stream_fops = {
 	.release	= single_release,
 };
 
+static ssize_t bts_stream_budget_read(struct file *filp, char __user *ubuf,
+				      size_t cnt, loff_t *ppos)
+{
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n", bts_stream_budget());
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+/*
+ * bts/stream_budget: 1 to 100, else -EINVAL and the budget stays as it
+ * was. 100 turns the limit off, and says so in the kernel log, as perf
+ * does for perf_cpu_time_max_percent.
+ */
+static ssize_t bts_stream_budget_write(struct file *filp,
+				       const char __user *ubuf, size_t cnt,
+				       loff_t *ppos)
+{
+	unsigned int pct;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, cnt, 10, &pct);
+	if (ret)
+		return ret;
+	if (pct < 1 || pct > BTS_STREAM_BUDGET_OFF)
+		return -EINVAL;
+	bts_set_stream_budget(pct);
+	if (pct == BTS_STREAM_BUDGET_OFF)
+		pr_warn("stream_budget 100: draining the buffer may take all of a CPU's time\n");
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations bts_stream_budget_fops = {
+	.open		= tracing_open_generic,
+	.read		= bts_stream_budget_read,
+	.write		= bts_stream_budget_write,
+	.llseek		= generic_file_llseek,
+};
+
 /* The same text as the event's print format. */
 static enum print_line_t bts_gap_print(struct trace_iterator *iter,
 				       int flags, struct trace_event *event)
@@ -335,7 +377,7 @@ static struct trace_event bts_gap_event = {
 };
 
 /**
- * bts_stream_init - the ftrace:bts_gap output and the bts/stream file
+ * bts_stream_init - ftrace:bts_gap, bts/stream and bts/stream_budget
  * @bts_dir:	the bts directory of tracefs
  *
  * At boot.
@@ -346,6 +388,8 @@ void __init bts_stream_init(struct dentry *bts_dir)
 		pr_warn("cannot register the ftrace:bts_gap output\n");
 	trace_create_file("stream", TRACE_MODE_READ, bts_dir, NULL,
 			  &bts_stream_fops);
+	trace_create_file("stream_budget", TRACE_MODE_WRITE, bts_dir, NULL,
+			  &bts_stream_budget_fops);
 }
 
 /* bts-series: from kunit */

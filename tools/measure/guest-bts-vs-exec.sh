@@ -28,7 +28,7 @@ if [ "$mode" = stream ]; then
 	# room for every record of a window and what comes before it
 	echo 16384 > $T/buffer_size_kb
 	# no pause for the CPU-time budget: every record is streamed
-	echo 100 > /sys/module/bts/parameters/stream_budget
+	echo 100 > $B/stream_budget
 	echo stream > $B/mode
 	echo 1 > $T/options/bts_user
 fi

@@ -710,8 +710,8 @@ static notrace u64 intel_bts_stream_late(const struct intel_bts_cpu *c)
 }
 
 /*
- * Stream mode's CPU-time budget: the share of a CPU's time, in percent,
- * that its drains may take (bts.stream_budget; 100 turns it off). Every
+ * Stream mode's CPU-time budget (bts_stream_budget(), bts/stream_budget):
+ * the share of a CPU's time, in percent, that its drains may take. Every
  * branch costs a ring-buffer entry in stream mode, the timer interrupt's
  * own included: where that costs more than the CPU has (a debug kernel,
  * an emulated CPU), a CPU without a budget spends all its time streaming
@@ -719,22 +719,6 @@ static notrace u64 intel_bts_stream_late(const struct intel_bts_cpu *c)
  * it owes has passed; what it ran meanwhile is not recorded, and the
  * stream says so with a gap.
  */
-static unsigned int intel_bts_stream_budget = 90;
-
-/* 1 to 100, else -EINVAL and the budget stays as it was. */
-static int intel_bts_budget_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 100);
-}
-
-static const struct kernel_param_ops intel_bts_budget_ops = {
-	.set	= intel_bts_budget_set,
-	.get	= param_get_uint,
-};
-module_param_cb(stream_budget, &intel_bts_budget_ops, &intel_bts_stream_budget,
-		0644);
-MODULE_PARM_DESC(stream_budget,
-		 "stream mode: percent of a CPU's time its BTS drains may take (1-100, 100: no limit)");
 
 /* Debt a CPU may run up before its budget stops BTS: one tick's worth. */
 #define INTEL_BTS_BUDGET_SLACK_NS	TICK_NSEC
@@ -1089,9 +1073,9 @@ static notrace void intel_bts_cpu_nmi_enter(const struct intel_bts *bts,
 static notrace void intel_bts_cpu_charge(const struct intel_bts *bts,
 					 struct intel_bts_cpu *c, u64 t0, u64 t1)
 {
-	unsigned int pct = READ_ONCE(intel_bts_stream_budget);
+	unsigned int pct = bts_stream_budget();
 
-	if (pct && pct < 100) {
+	if (pct && pct < BTS_STREAM_BUDGET_OFF) {
 		u64 ran = t0 > c->last_drain ? t0 - c->last_drain : 0;
 
 		c->owed = intel_bts_budget_owed(c->owed, ran, t1 - t0, pct);

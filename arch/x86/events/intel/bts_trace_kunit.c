@@ -1912,10 +1912,10 @@ static void expect_paused_at_the_fourth(struct kunit *test,
 static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
-	unsigned int save = intel_bts_stream_budget;
+	unsigned int save = bts_stream_budget();
 	unsigned int i;
 
-	intel_bts_stream_budget = 50;
+	bts_set_stream_budget(50);
 	/* each drain takes a third of a tick */
 	model->emit_ns = TICK_NSEC / 3;
 	expect_paused_at_the_fourth(test, t);
@@ -1939,7 +1939,7 @@ static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, model->throttles, 0);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
-	intel_bts_stream_budget = save;
+	bts_set_stream_budget(save);
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 }
 
@@ -1951,12 +1951,12 @@ static void intel_bts_stream_budget_pauses_a_cpu_over_it(struct kunit *test)
 static void intel_bts_stream_budget_charges_the_whole_handler(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
-	unsigned int save = intel_bts_stream_budget;
+	unsigned int save = bts_stream_budget();
 
-	intel_bts_stream_budget = 50;
+	bts_set_stream_budget(50);
 	model->perf_ns = TICK_NSEC / 3;
 	expect_paused_at_the_fourth(test, t);
-	intel_bts_stream_budget = save;
+	bts_set_stream_budget(save);
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 }
 
@@ -1968,9 +1968,9 @@ static void intel_bts_stream_budget_charges_the_whole_handler(struct kunit *test
 static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
-	unsigned int save = intel_bts_stream_budget;
+	unsigned int save = bts_stream_budget();
 
-	intel_bts_stream_budget = 10;
+	bts_set_stream_budget(10);
 	model->perf_ns = 2 * TICK_NSEC;
 	/* at the threshold, its interrupt not delivered yet: then a dump */
 	model_run(0, MODEL_THR);
@@ -1995,7 +1995,7 @@ static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kun
 	/* the pause ends: on again */
 	intel_bts_cpu_unthrottle(&t->bts, &t->c);
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS | CTL_STREAM);
-	intel_bts_stream_budget = save;
+	bts_set_stream_budget(save);
 	intel_bts_cpu_disarm(&t->bts, &t->c);
 }
 
@@ -2003,10 +2003,10 @@ static void intel_bts_stream_budget_holds_through_an_interrupted_thaw(struct kun
 static void intel_bts_stream_budget_pause_ends_after_disarm(struct kunit *test)
 {
 	struct intel_bts_test *t = model_armed(test, MODEL_NR, BTS_ARM_STREAM);
-	unsigned int save = intel_bts_stream_budget;
+	unsigned int save = bts_stream_budget();
 	unsigned int i;
 
-	intel_bts_stream_budget = 10;
+	bts_set_stream_budget(10);
 	model->emit_ns = 2 * TICK_NSEC;
 	for (i = 0; i < MODEL_THR; i++)
 		model_branch_nmi(t, i);
@@ -2017,7 +2017,7 @@ static void intel_bts_stream_budget_pause_ends_after_disarm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, model->debugctl, MODEL_CTL_OTHERS);
 	/* and says nothing into a stream that has ended */
 	KUNIT_EXPECT_EQ(test, model->emit_lost, 0);
-	intel_bts_stream_budget = save;
+	bts_set_stream_budget(save);
 }
 
 static struct kunit_case intel_bts_stream_cases[] = {

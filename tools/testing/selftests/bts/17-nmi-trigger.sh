@@ -32,14 +32,14 @@ echo 16384 > $T/buffer_size_kb
 # backtrace NMIs in ring mode; in stream mode one run of cat is millions
 # of branches there, hundreds of BTS interrupts).
 RING=1500 STREAM=300 EVERY=100
-budget0=$(cat /sys/module/bts/parameters/stream_budget)
+budget0=$(cat $B/stream_budget)
 if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 	RING=100 STREAM=5 EVERY=50
 	# There a drain takes milliseconds against a tenth of one for the
-	# branches it drains: at the default budget (90%) the 4 vCPUs on
-	# QEMU's one thread still stalled RCU. perf's own share for its
-	# interrupts (perf_cpu_time_max_percent) is 25.
-	echo 25 > /sys/module/bts/parameters/stream_budget
+	# branches it drains: at a budget of 90% the 4 vCPUs on QEMU's one
+	# thread still stalled RCU; at the default, 25 (perf's own share for
+	# its interrupts, perf_cpu_time_max_percent), they did not.
+	echo 25 > $B/stream_budget
 fi
 
 for mode in ring stream; do
@@ -96,13 +96,13 @@ for mode in ring stream; do
 			v = $(i + 1) + 0; if (v > m) m = v } }
 	     END { printf "# %s: longest perf PMI handler run %d us\n", "'$mode'", m / 1000 }' /tmp/n.txt |
 		while read -r l; do diag "${l#\# }"; done
-	[ $mode = stream ] && diag "stream: CPU 1 paused $(awk '$1 == 1 { print $8 }' $B/stream) times for its budget ($(cat /sys/module/bts/parameters/stream_budget)%)"
+	[ $mode = stream ] && diag "stream: CPU 1 paused $(awk '$1 == 1 { print $8 }' $B/stream) times for its budget ($(cat $B/stream_budget)%)"
 	[ $mode = stream ] && is "stream: no record lost by the source" \
 		"$(awk '$1 == 1 { print $6 }' $B/stream)" 0
 	echo 1 > $T/tracing_on
 	echo nop > $T/current_tracer
 done
 echo ring > $B/mode
-echo "$budget0" > /sys/module/bts/parameters/stream_budget
+echo "$budget0" > $B/stream_budget
 check "no warning in the kernel log" sh -c "! (dmesg | tail -n +$((log0 + 1)) | grep -E 'WARNING|BUG:|lockup|stall')"
 done_testing

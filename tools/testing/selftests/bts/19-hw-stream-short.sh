@@ -16,7 +16,7 @@
 # bts-machines: hw hw-ss
 # bts-timeout: 300
 . ./lib.sh
-P=/sys/module/bts/parameters/stream_budget
+P=$B/stream_budget
 budget0=$(cat $P)
 nmis() { awk '$1 == "NMI:" { print $3 }' /proc/interrupts; }
 # run N: the workload on CPU 1; sets d_rec d_lost d_src d_paused, CPU 1's

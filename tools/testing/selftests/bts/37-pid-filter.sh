@@ -68,7 +68,7 @@ bsize0=$(cut -d' ' -f1 $T/buffer_size_kb)
 # and a trace that reads in seconds. (CPU 1 streams at full speed: with
 # 16 MiB, CPU 1's 320,000 entries took 250 s to read under TCG.)
 echo 2048 > $T/buffer_size_kb
-budget=/sys/module/bts/parameters/stream_budget
+budget=$B/stream_budget
 budget0=$(cat $budget 2> /dev/null)
 # (every record counts here: the Intel source's CPU-time budget would cut
 # pauses into the stream; a debug kernel needs it, as in 16-stream)
