@@ -285,7 +285,7 @@ def series(outdir):
         if os.path.exists(COVER):
             with open(COVER) as f:
                 cover = f.read()
-        git(repo, "format-patch", "-q", "--numbered", "--signature=bts", "--cover-letter",
+        git(repo, "format-patch", "-q", "--rfc", "--numbered", "--signature=bts", "--cover-letter",
             "--no-binary", "-o", outdir, f"{base}..HEAD", env=env)
         stat = git(repo, "diff", "--stat=72", "--summary", base, "HEAD")
     # the cover letter: patches/cover-letter's subject and text, git's shortlog and diffstat

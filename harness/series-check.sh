@@ -33,7 +33,7 @@ if ! python3 "$top/harness/mkseries.py" series "$out" > /dev/null; then
 	echo "1..$n"
 	exit 1
 fi
-[ -f "$out"/0000-cover-letter.patch ] && unfold "$out"/0000-cover-letter.patch | grep '^Subject: \[PATCH 0*/[0-9]*\] [a-z]' > /dev/null &&
+[ -f "$out"/0000-cover-letter.patch ] && unfold "$out"/0000-cover-letter.patch | grep '^Subject: \[RFC PATCH 0*/[0-9]*\] [a-z]' > /dev/null &&
 	ok "the series has a cover letter" || not_ok "the series has a cover letter"
 mapfile -t patches < <(ls "$out"/[0-9]*.patch | grep -v '/0000-')
 ok "make series writes the series (${#patches[@]} patches)"
